@@ -1,0 +1,142 @@
+"""The only module that knows NumPy from CuPy: array modules, devices, moving arrays, GPU detection."""
+
+from __future__ import annotations
+
+import os
+from types import ModuleType
+from typing import Any
+
+import numpy as np
+
+from .errors import DeviceError, DTypeError
+
+_cupy: ModuleType | None = None  # imported on first need, so CPU users never pay for it
+_gpu_status: tuple[bool, str] | None = None
+
+# Kinds of data a Variable can hold: bool, signed and unsigned integers, floats.
+_NUMERIC_KINDS = "biuf"
+
+
+def _is_cupy_array(x: Any) -> bool:
+    return type(x).__module__.startswith("cupy")
+
+
+def _cupy_module() -> ModuleType:
+    global _cupy
+    if _cupy is None:
+        import cupy  # noqa: PLC0415 - optional dependency, imported only when a GPU is used
+
+        _cupy = cupy
+    return _cupy
+
+
+def is_array(x: Any) -> bool:
+    """True for a NumPy or CuPy ndarray."""
+    return type(x) is np.ndarray or isinstance(x, np.ndarray) or _is_cupy_array(x)
+
+
+def get_array_module(*arrays: Any) -> ModuleType:
+    """The array module (numpy or cupy) that the given arrays belong to."""
+    for a in arrays:
+        if _is_cupy_array(a):
+            return _cupy_module()
+    return np
+
+
+def as_array(data: Any) -> Any:
+    """Turn array-likes and Python scalars into an ndarray; NumPy and CuPy arrays pass through."""
+    if type(data) is np.ndarray or _is_cupy_array(data):
+        array = data
+    else:
+        try:
+            array = np.asarray(data)
+        except (ValueError, TypeError) as error:
+            raise DTypeError(
+                f"Variable: cannot turn {type(data).__name__} into an array ({error}); "
+                "pass a NumPy array, a nested list of numbers or a Python number"
+            ) from None
+    if array.dtype.kind not in _NUMERIC_KINDS:
+        raise DTypeError(
+            f"Variable: data of dtype {array.dtype} is not supported; "
+            "use booleans, integers or floats (for example np.asarray(data, dtype=np.float64))"
+        )
+    return array
+
+
+def device_of(array: Any) -> str:
+    """The device an array lives on: 'cpu' or 'cuda:N'."""
+    if _is_cupy_array(array):
+        return f"cuda:{array.device.id}"
+    return "cpu"
+
+
+def check_same_device(op_name: str, arrays: tuple) -> None:
+    """Raise a DeviceError naming the op and the devices if the arrays do not all live on one device."""
+    first = type(arrays[0])
+    for a in arrays:
+        if type(a) is not first:
+            break
+    else:
+        if first is np.ndarray:
+            return
+    devices = [device_of(a) for a in arrays]
+    if len(set(devices)) > 1:
+        listed = ", ".join(f"input {i} on {d}" for i, d in enumerate(devices))
+        raise DeviceError(
+            f"{op_name}: inputs live on different devices ({listed}); "
+            "move them to one device first with .cuda() or .cpu()"
+        )
+
+
+def scatter_add(target: Any, key: Any, values: Any) -> None:
+    """target[key] += values, adding repeated indices up (unlike plain fancy-index assignment)."""
+    if _is_cupy_array(target):
+        import cupyx  # noqa: PLC0415
+
+        cupyx.scatter_add(target, key, values)
+    else:
+        np.add.at(target, key, values)
+
+
+def gpu_status() -> tuple[bool, str]:
+    """(True, description) when a CUDA GPU can run CuPy kernels here, else (False, what is missing)."""
+    global _gpu_status
+    if _gpu_status is None:
+        _gpu_status = _probe_gpu()
+    return _gpu_status
+
+
+def _probe_gpu() -> tuple[bool, str]:
+    if os.environ.get("VARFUNC_FORCE_CPU"):
+        return False, "the GPU is switched off by the VARFUNC_FORCE_CPU environment variable"
+    try:
+        cupy = _cupy_module()
+    except Exception as error:  # noqa: BLE001 - any import failure means "no cupy"
+        return False, f"CuPy is not installed ({error}); install it with pip install -e '.[gpu]'"
+    try:
+        count = cupy.cuda.runtime.getDeviceCount()
+    except Exception as error:  # noqa: BLE001
+        return False, f"CuPy is installed but no NVIDIA driver answered ({error})"
+    if count < 1:
+        return False, "CuPy is installed and the driver answered, but there is no GPU device"
+    try:
+        probe = cupy.arange(4, dtype=cupy.float32)
+        float((probe * 2).sum())  # compiles and runs one kernel: proves the whole tool chain
+    except Exception as error:  # noqa: BLE001
+        return False, f"a GPU was found but CuPy could not run a kernel on it ({error})"
+    return True, f"{count} CUDA device(s), CuPy {cupy.__version__}"
+
+
+def to_device(array: Any, device: str) -> Any:
+    """A copy of the array on 'cpu' or 'cuda[:N]' (the same array if it is already there)."""
+    if device == "cpu":
+        return array.get() if _is_cupy_array(array) else array
+    if not device.startswith("cuda"):
+        raise DeviceError(f"to_device: unknown device {device!r}; use 'cpu' or 'cuda' / 'cuda:N'")
+    available, reason = gpu_status()
+    if not available:
+        raise DeviceError(f"cannot move data to {device}: {reason}")
+    cupy = _cupy_module()
+    index = int(device.split(":")[1]) if ":" in device else cupy.cuda.runtime.getDevice()
+    with cupy.cuda.Device(index):
+        return cupy.asarray(array)

@@ -1,0 +1,149 @@
+"""ExecutionEngine: runs backward through the graph, v0.1.3's way.
+
+1. Count, for every Function backward will reach, how many consumers will send a gradient to each
+   of its outputs (``_compute_dependencies``).
+2. Start from the root's creator with the seed gradient. Pop a ready Function, call its backward,
+   and hand each input gradient to the Function that produced that input. Gradients that meet in
+   one output slot are summed in a not-ready buffer. A Function whose counts have all reached zero
+   is ready and is pushed.
+3. A Leaf adds its summed gradient into its Variable's ``.grad``.
+
+v0.1.3 used a stack (last pushed, first run); v0.1.4 switched to a FIFO queue. Both are here.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from typing import Any, NamedTuple
+
+from .leaf import Leaf
+
+ORDERS = ("stack", "fifo")
+
+
+class ExecutionEngine:
+    """Dependency counts, a ready stack (or queue) and not-ready buffers, as in v0.1.3."""
+
+    def __init__(self, order: str = "stack") -> None:
+        if order not in ORDERS:
+            raise ValueError(f"ExecutionEngine: order must be one of {ORDERS}, got {order!r}")
+        self.order = order
+
+    def _compute_dependencies(self, function: Any) -> dict:
+        """{Function: [consumers still to send a gradient, one count per output]} for the graph."""
+        dependencies = {function: [0] * len(function.output_ids)}
+        to_visit = [function]
+        while to_visit:
+            fn = to_visit.pop()
+            for (prev_fn, arg_id), needed in zip(fn.previous_functions, fn.needs_input_grad):
+                if not needed:  # no gradient will flow along this edge: do not wait for it
+                    continue
+                counts = dependencies.get(prev_fn)
+                if counts is None:
+                    counts = dependencies[prev_fn] = [0] * len(prev_fn.output_ids)
+                    to_visit.append(prev_fn)
+                counts[prev_fn.output_ids[arg_id]] += 1
+        return dependencies
+
+    def _free_backward_dependency(self, dependencies: dict, prev_fn: Any, fn: Any, arg_id: int) -> int:
+        """fn has sent its gradient to prev_fn: count it off and return which output it was for."""
+        output_nr = prev_fn.output_ids[arg_id]
+        dependencies[prev_fn][output_nr] -= 1
+        return output_nr
+
+    def _is_ready_for_backward(self, dependencies: dict, function: Any) -> bool:
+        """True once every consumer of every output of function has sent its gradient."""
+        return not any(dependencies[function])
+
+    def _add_grad(self, need_copy: set, buffer: list, output_nr: int, grad: Any) -> None:
+        """Sum grad into buffer[output_nr], copying a borrowed array before the first in-place add."""
+        slot = (id(buffer), output_nr)  # one mark per slot; v0.1.3 marked the array, see docs
+        if buffer[output_nr] is None:
+            # Stored as is, not copied: it may be the caller's seed or the very array another slot
+            # holds too (Add.backward returns one array twice), so it must not be added into.
+            buffer[output_nr] = grad
+            need_copy.add(slot)
+            return
+        if slot in need_copy:
+            buffer[output_nr] = buffer[output_nr].copy()
+            need_copy.discard(slot)
+        buffer[output_nr] += grad
+
+    def run_backward(self, variable: Any, grad: Any, recorder: Any = None) -> None:
+        """Backpropagate grad from variable to every leaf that requires grad."""
+        root = variable.creator
+        dependencies = self._compute_dependencies(root)
+        root_buffer = [None] * len(root.output_ids)
+        root_buffer[root.output_ids[id(variable)]] = grad  # v0.1.3 always used slot 0
+        ready = deque([(root, root_buffer)])
+        take_next = ready.pop if self.order == "stack" else ready.popleft
+        not_ready: dict = {}
+        need_copy: set = set()
+        if recorder is not None:
+            recorder.record("dependencies", root, counts={f: list(c) for f, c in dependencies.items()})
+        while ready:
+            fn, grad_output = take_next()
+            if recorder is not None:
+                recorder.record("popped", fn, grad_output=tuple(grad_output), ready=_names(ready))
+            grad_input = fn._do_backward(*grad_output)
+            if recorder is not None:
+                kind = "accumulated" if isinstance(fn, Leaf) else "called_backward"
+                recorder.record(kind, fn, grad_output=tuple(grad_output), grad_input=grad_input)
+            for (prev_fn, arg_id), needed, d in zip(fn.previous_functions, fn.needs_input_grad, grad_input):
+                if not needed:
+                    continue
+                output_nr = self._free_backward_dependency(dependencies, prev_fn, fn, arg_id)
+                buffer = not_ready.get(prev_fn)
+                if buffer is None:
+                    buffer = not_ready[prev_fn] = [None] * len(prev_fn.output_ids)
+                self._add_grad(need_copy, buffer, output_nr, d)
+                is_ready = self._is_ready_for_backward(dependencies, prev_fn)
+                if is_ready:
+                    del not_ready[prev_fn]
+                    ready.append((prev_fn, buffer))
+                if recorder is not None:
+                    recorder.record("sent_gradient", fn, to=prev_fn, output_nr=output_nr, grad=d)
+                    recorder.record(
+                        "became_ready" if is_ready else "buffered",
+                        prev_fn,
+                        buffer=tuple(buffer),
+                        remaining=list(dependencies[prev_fn]),
+                        ready=_names(ready),
+                    )
+
+
+def _names(ready: deque) -> tuple:
+    return tuple(fn for fn, _ in ready)
+
+
+class EngineEvent(NamedTuple):
+    """One thing the engine did: its step number, kind, the Function it concerns, and details."""
+
+    step: int
+    kind: str
+    function: Any
+    details: dict
+
+
+class EventLog:
+    """A recorder that keeps every engine event, with gradients copied (buffers are summed in place)."""
+
+    def __init__(self) -> None:
+        self.events: list[EngineEvent] = []
+
+    def record(self, kind: str, function: Any, **details: Any) -> None:
+        """Called by the engine at every step."""
+        snapshot = {key: _copy_arrays(value) for key, value in details.items()}
+        self.events.append(EngineEvent(len(self.events), kind, function, snapshot))
+
+    def visit_order(self) -> list:
+        """The Functions in the order the engine popped them."""
+        return [event.function for event in self.events if event.kind == "popped"]
+
+
+def _copy_arrays(value: Any) -> Any:
+    if hasattr(value, "copy") and hasattr(value, "shape"):
+        return value.copy()
+    if type(value) is tuple:
+        return tuple(_copy_arrays(v) for v in value)
+    return value

@@ -1,0 +1,29 @@
+"""The errors varfunc raises: each one names the operation, the shapes or devices involved, and the fix."""
+
+
+class VarfuncError(RuntimeError):
+    """Base class of every error the kit raises (a RuntimeError, as in v0.1.x)."""
+
+
+class BackwardError(VarfuncError):
+    """backward() or a hook was asked of a Variable that cannot take part in backward."""
+
+
+class ShapeError(VarfuncError, ValueError):
+    """An operation got arrays, or a backward returned gradients, of the wrong shape."""
+
+
+class DTypeError(VarfuncError, TypeError):
+    """Data of a type the operation cannot use (integers asked to require grad, strings, ...)."""
+
+
+class DeviceError(VarfuncError):
+    """Arrays on different devices met in one operation, or a GPU was asked for where there is none."""
+
+
+class InplaceError(VarfuncError):
+    """An in-place change that would make a gradient wrong (a saved array changed, a leaf overwritten)."""
+
+
+class GradcheckError(VarfuncError, AssertionError):
+    """gradcheck found an analytical gradient that disagrees with the numerical one."""

@@ -1,0 +1,286 @@
+"""Function and InplaceFunction: one differentiable operation and its place in the graph.
+
+A Function's forward and backward work on plain arrays. ``__call__`` wraps them: ``_do_forward``
+unpacks the input Variables, runs ``forward``, wraps the results as Variables whose ``creator`` is
+this Function and records the graph (``previous_functions``, ``output_ids``, ``needs_input_grad``);
+the engine later calls ``_do_backward`` with one gradient per output.
+
+This module never imports variable.py (which imports the ops, which import this module): output
+Variables are made by asking an input Variable for them (``_make_output``).
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from .backend import as_array, check_same_device
+from .errors import DTypeError, InplaceError, ShapeError, VarfuncError
+from .modern import ModernFunctionNames
+
+
+def _is_one_of(x: Any, items: tuple) -> bool:
+    for item in items:
+        if x is item:
+            return True
+    return False
+
+
+class Function(ModernFunctionNames):
+    """A differentiable operation: subclass it and write ``forward(*arrays)`` and ``backward(*grads)``."""
+
+    # Graph fields, set by _do_forward. Class-level defaults keep a subclass that forgets
+    # super().__init__() working, and keep instances small.
+    previous_functions: list | None = None  # one (creator, id(input)) pair per input
+    output_ids: dict | None = None  # {id(output Variable): output index}
+    needs_input_grad: tuple | None = None  # one bool per input
+    requires_grad: bool = False  # any(needs_input_grad)
+    backward_hooks: OrderedDict | None = None  # name -> (hook, output index or None)
+    to_save: tuple | None = None  # what forward passed to save_for_backward, until it is saved
+    dirty_tensors: tuple | None = None  # arrays forward changed in place (mark_dirty)
+    non_differentiable: tuple | None = None  # outputs that never get a gradient
+    _saved: tuple = ()  # (array, version counter, version when saved) per saved tensor
+    input_shapes: tuple | None = None  # for checking the shapes backward returns
+
+    def __call__(self, *input: Any) -> Any:
+        """Run the op on Variables: forward on their arrays, then record the graph."""
+        return self._do_forward(*input)
+
+    def forward(self, *input: Any) -> Any:
+        """Compute the outputs from the input arrays (override this)."""
+        raise NotImplementedError(f"{type(self).__name__} has no forward(); define forward(self, *arrays)")
+
+    def backward(self, *grad_output: Any) -> Any:
+        """Return one gradient array per input, given one per output (override this)."""
+        raise NotImplementedError(
+            f"{type(self).__name__} has no backward(); define backward(self, *grad_outputs)"
+        )
+
+    # --- helpers for forward -------------------------------------------------------------------
+
+    def save_for_backward(self, *tensors: Any) -> None:
+        """Keep input or output arrays for backward; later in-place changes to them are caught."""
+        self.to_save = tensors
+
+    def mark_dirty(self, *tensors: Any) -> None:
+        """Declare that forward changed these input arrays in place."""
+        self.dirty_tensors = tensors
+
+    def mark_non_differentiable(self, *tensors: Any) -> None:
+        """Declare outputs that never get a gradient (indices, masks)."""
+        self.non_differentiable = tensors
+
+    @property
+    def saved_tensors(self) -> tuple:
+        """The arrays given to save_for_backward; an error if one was changed in place since."""
+        tensors = []
+        for index, record in enumerate(self._saved):
+            if record is None:
+                tensors.append(None)
+                continue
+            array, counter, version = record
+            if counter[0] != version:
+                raise InplaceError(
+                    f"{self!r}: saved tensor {index} (shape {array.shape}) was modified by an "
+                    f"in-place operation after forward saved it (version {version}, now "
+                    f"{counter[0]}), so its gradient would be wrong; use the out-of-place op "
+                    "(add instead of add_) or .clone() the Variable before changing it"
+                )
+            tensors.append(array)
+        return tuple(tensors)
+
+    # --- forward: run the op and record the graph ---------------------------------------------
+
+    def _do_forward(self, *input: Any) -> Any:
+        arrays = self._unpack(input)
+        result = self.forward(*arrays)
+        raw_outputs = result if type(result) is tuple else (result,)
+        dirty, self.dirty_tensors = self.dirty_tensors, None
+        if any(v.volatile for v in input):
+            outputs = self._wrap_outputs(input, arrays, raw_outputs, dirty, creator=None)
+            self.to_save = self.non_differentiable = None
+        else:
+            self.needs_input_grad = needs = tuple(v.requires_grad for v in input)
+            self.requires_grad = any(needs)
+            self.previous_functions = [(v.creator, id(v)) for v in input]
+            self.input_shapes = tuple(a.shape for a in arrays)
+            outputs = self._wrap_outputs(input, arrays, raw_outputs, dirty, creator=self)
+            self.output_ids = {id(v): i for i, v in enumerate(outputs)}
+            if self.non_differentiable is not None:
+                self._mark_outputs_non_differentiable(outputs, raw_outputs)
+            if self.to_save is not None:
+                self._save(input, arrays, outputs, raw_outputs)
+        return outputs[0] if len(outputs) == 1 else outputs
+
+    def _unpack(self, input: tuple) -> tuple:
+        try:
+            arrays = tuple(v._data for v in input)
+        except AttributeError:
+            kinds = ", ".join(f"input {i}: {type(v).__name__}" for i, v in enumerate(input))
+            raise DTypeError(
+                f"{type(self).__name__}: every input must be a Variable ({kinds}); "
+                "wrap arrays with varfunc.Variable(array, requires_grad=False)"
+            ) from None
+        if len(arrays) > 1:
+            check_same_device(type(self).__name__, arrays)
+        return arrays
+
+    def _wrap_outputs(self, input, arrays, raw_outputs, dirty, creator) -> tuple:
+        outputs = []
+        for raw in raw_outputs:
+            array = raw if type(raw) is np.ndarray else as_array(raw)
+            if dirty is not None and _is_one_of(raw, dirty):
+                outputs.append(self._rebase_dirty_input(input, raw, creator))
+                continue
+            # Every output owns its memory: a view of (or an input returned as is) is copied, so an
+            # in-place change to one Variable can never silently change another.
+            if array.base is not None or _is_one_of(array, arrays):
+                array = array.copy()
+            outputs.append(input[0]._make_output(array, creator))
+        return tuple(outputs)
+
+    def _rebase_dirty_input(self, input, array, creator):
+        """The input whose array forward changed in place becomes this Function's output."""
+        for variable in input:
+            if variable._data is array:
+                break
+        else:
+            raise VarfuncError(f"{self!r}: mark_dirty() got an array that is not one of the inputs")
+        variable._version[0] += 1
+        if creator is not None and self.requires_grad:
+            variable.creator = creator
+            variable._requires_grad = None
+        return variable
+
+    def _mark_outputs_non_differentiable(self, outputs, raw_outputs) -> None:
+        for variable, raw in zip(outputs, raw_outputs):
+            if _is_one_of(raw, self.non_differentiable):
+                variable._requires_grad = False
+        self.non_differentiable = None
+
+    def _save(self, input, arrays, outputs, raw_outputs) -> None:
+        records = []
+        for position, tensor in enumerate(self.to_save):
+            owner = None
+            for variable, raw in zip(outputs, raw_outputs):  # outputs first: an in-place op saves its result
+                if tensor is raw or tensor is variable._data:
+                    owner = variable
+                    break
+            else:
+                for variable, array in zip(input, arrays):
+                    if tensor is array:
+                        owner = variable
+                        break
+            if tensor is None:
+                records.append(None)
+            elif owner is None:
+                raise VarfuncError(
+                    f"{self!r}.save_for_backward: argument {position} is neither an input nor an "
+                    "output of forward; keep other arrays as attributes (self.mask = ...)"
+                )
+            else:
+                records.append((owner._data, owner._version, owner._version[0]))
+        self._saved = tuple(records)
+        self.to_save = None
+
+    # --- backward ------------------------------------------------------------------------------
+
+    def _do_backward(self, *grad_output: Any) -> tuple:
+        if self.backward_hooks:
+            grad_output = self._run_variable_hooks(grad_output)
+        grad_input = self.backward(*grad_output)
+        if type(grad_input) is not tuple:
+            grad_input = (grad_input,)
+        self._check_grad_input(grad_input)
+        if self.backward_hooks:
+            self._run_function_hooks(grad_input, grad_output)
+        return grad_input
+
+    def _check_grad_input(self, grad_input: tuple) -> None:
+        shapes = self.input_shapes
+        if len(grad_input) != len(shapes):
+            raise VarfuncError(
+                f"{self!r}.backward returned {len(grad_input)} gradient(s) but forward took "
+                f"{len(shapes)} input(s); return one gradient per input (None where none is needed)"
+            )
+        for index, (grad, needed, shape) in enumerate(zip(grad_input, self.needs_input_grad, shapes)):
+            if not needed:
+                continue
+            got = getattr(grad, "shape", None)
+            if got == shape:
+                continue
+            if grad is None:
+                problem = "None"
+            elif got is None:
+                problem = f"a {type(grad).__name__}, not an array"
+            else:
+                problem = f"a gradient of shape {got}"
+            raise ShapeError(
+                f"{self!r}.backward returned {problem} for input {index}, which has shape {shape} "
+                "and requires grad; return an array of the input's shape (sum a broadcast "
+                "gradient over the broadcast dimensions)"
+            )
+
+    # --- hooks ---------------------------------------------------------------------------------
+
+    def register_hook(self, name: str, hook: Callable, variable: Any = None) -> None:
+        """Call hook(grad) for one output's gradient, or hook(grad_input, grad_output) if no variable."""
+        if self.backward_hooks is None:
+            self.backward_hooks = OrderedDict()
+        if name in self.backward_hooks:
+            raise VarfuncError(
+                f"a hook named {name!r} is already registered on {self!r}; "
+                f"call remove_hook({name!r}) first or choose another name"
+            )
+        index = None if variable is None else self.output_ids[id(variable)]
+        self.backward_hooks[name] = (hook, index)
+
+    def remove_hook(self, name: str) -> None:
+        """Remove the hook registered under name."""
+        if not self.backward_hooks or name not in self.backward_hooks:
+            known = list(self.backward_hooks or ())
+            raise VarfuncError(f"no hook named {name!r} on {self!r} (registered: {known})")
+        del self.backward_hooks[name]
+
+    def _run_variable_hooks(self, grad_output: tuple) -> tuple:
+        grads = list(grad_output)
+        for hook, index in self.backward_hooks.values():
+            if index is None or grads[index] is None:
+                continue
+            replacement = hook(grads[index])
+            if replacement is not None:
+                if getattr(replacement, "shape", None) != grads[index].shape:
+                    raise ShapeError(
+                        f"a hook on output {index} of {self!r} returned "
+                        f"{getattr(replacement, 'shape', type(replacement).__name__)} for a "
+                        f"gradient of shape {grads[index].shape}; return an array of that shape or None"
+                    )
+                grads[index] = replacement
+        return tuple(grads)
+
+    def _run_function_hooks(self, grad_input: tuple, grad_output: tuple) -> None:
+        for hook, index in self.backward_hooks.values():
+            if index is None:
+                hook(grad_input, grad_output)
+
+    def extra_repr(self) -> str:
+        """The op's settings, shown inside its repr (e.g. the constant of MulConstant)."""
+        return ""
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.extra_repr()})"
+
+
+class InplaceFunction(Function):
+    """A Function that can write its result into its first input (``inplace=True``)."""
+
+    def __init__(self, inplace: bool = False) -> None:
+        self.inplace = inplace
+
+    def _do_forward(self, *input: Any) -> Any:
+        if self.inplace:
+            input[0]._check_inplace_target(type(self).__name__, input)
+        return super()._do_forward(*input)

@@ -1,0 +1,53 @@
+"""Softmax and log-softmax along one dimension, computed stably (the max is subtracted first)."""
+
+from __future__ import annotations
+
+from ..backend import get_array_module
+from ..function import Function
+from .utils import check_dim
+
+
+class Softmax(Function):
+    """exp(a) / sum(exp(a)) along dim; backward: y * (g - sum(g * y))."""
+
+    def __init__(self, dim: int = -1) -> None:
+        self.dim = dim
+
+    def forward(self, a):
+        axis = check_dim("softmax", self.dim, a.ndim)
+        shifted = get_array_module(a).exp(a - a.max(axis=axis, keepdims=True))
+        result = shifted / shifted.sum(axis=axis, keepdims=True)
+        self.save_for_backward(result)
+        return result
+
+    def backward(self, grad_output):
+        (y,) = self.saved_tensors
+        axis = check_dim("softmax", self.dim, y.ndim)
+        return y * (grad_output - (grad_output * y).sum(axis=axis, keepdims=True))
+
+    def extra_repr(self) -> str:
+        return f"dim={self.dim}"
+
+
+class LogSoftmax(Function):
+    """a - log(sum(exp(a))) along dim; backward: g - softmax(a) * sum(g)."""
+
+    def __init__(self, dim: int = -1) -> None:
+        self.dim = dim
+
+    def forward(self, a):
+        xp = get_array_module(a)
+        axis = check_dim("log_softmax", self.dim, a.ndim)
+        shifted = a - a.max(axis=axis, keepdims=True)
+        result = shifted - xp.log(xp.exp(shifted).sum(axis=axis, keepdims=True))
+        self.save_for_backward(result)
+        return result
+
+    def backward(self, grad_output):
+        (y,) = self.saved_tensors
+        axis = check_dim("log_softmax", self.dim, y.ndim)
+        xp = get_array_module(y)
+        return grad_output - xp.exp(y) * grad_output.sum(axis=axis, keepdims=True)
+
+    def extra_repr(self) -> str:
+        return f"dim={self.dim}"

@@ -1,0 +1,321 @@
+"""Elementwise functions of one Variable (exp, tanh, clamp, ...) and elementwise max/min of two."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..backend import get_array_module
+from ..function import Function, InplaceFunction
+from .utils import sum_to_shape
+
+
+class _SavesInput(Function):
+    """A pointwise op whose backward needs its input: forward saves it, backward gets it back."""
+
+    def forward(self, a):
+        self.save_for_backward(a)
+        return self.apply(get_array_module(a), a)
+
+    def backward(self, grad_output):
+        (a,) = self.saved_tensors
+        return self.derivative(get_array_module(a), a, grad_output)
+
+
+class _SavesOutput(InplaceFunction):
+    """A pointwise op whose backward needs only its output y, so it can also run in place."""
+
+    def forward(self, a):
+        xp = get_array_module(a)
+        if self.inplace:
+            self.mark_dirty(a)
+            result = self.apply(xp, a, out=a)
+        else:
+            result = self.apply(xp, a)
+        self.save_for_backward(result)
+        return result
+
+    def backward(self, grad_output):
+        (result,) = self.saved_tensors
+        return self.derivative(result, grad_output)
+
+
+class Exp(_SavesOutput):
+    """e ** a; d/da = y."""
+
+    def apply(self, xp, a, out=None):
+        return xp.exp(a, out=out)
+
+    def derivative(self, y, g):
+        return g * y
+
+
+class Tanh(_SavesOutput):
+    """tanh a; d/da = 1 - y^2."""
+
+    def apply(self, xp, a, out=None):
+        return xp.tanh(a, out=out)
+
+    def derivative(self, y, g):
+        return g * (1 - y * y)
+
+
+class Sigmoid(_SavesOutput):
+    """1 / (1 + e^-a); d/da = y (1 - y)."""
+
+    def apply(self, xp, a, out=None):
+        # 0.5 (1 + tanh(a/2)) equals the sigmoid and never overflows for large |a|.
+        result = xp.multiply(a, 0.5, out=out)
+        xp.tanh(result, out=result)
+        result += 1
+        result *= 0.5
+        return result
+
+    def derivative(self, y, g):
+        return g * y * (1 - y)
+
+
+class Sqrt(_SavesOutput):
+    """sqrt a; d/da = 1 / (2 y)."""
+
+    def apply(self, xp, a, out=None):
+        return xp.sqrt(a, out=out)
+
+    def derivative(self, y, g):
+        return g / (2 * y)
+
+
+class Cinv(_SavesOutput):
+    """1 / a; d/da = -y^2."""
+
+    def apply(self, xp, a, out=None):
+        return xp.reciprocal(a, out=out)
+
+    def derivative(self, y, g):
+        return -g * y * y
+
+
+class Log(_SavesInput):
+    """ln a; d/da = 1 / a."""
+
+    def apply(self, xp, a):
+        return xp.log(a)
+
+    def derivative(self, xp, a, g):
+        return g / a
+
+
+class Log1p(_SavesInput):
+    """ln(1 + a); d/da = 1 / (1 + a)."""
+
+    def apply(self, xp, a):
+        return xp.log1p(a)
+
+    def derivative(self, xp, a, g):
+        return g / (1 + a)
+
+
+class Sinh(_SavesInput):
+    """sinh a; d/da = cosh a."""
+
+    def apply(self, xp, a):
+        return xp.sinh(a)
+
+    def derivative(self, xp, a, g):
+        return g * xp.cosh(a)
+
+
+class Cosh(_SavesInput):
+    """cosh a; d/da = sinh a."""
+
+    def apply(self, xp, a):
+        return xp.cosh(a)
+
+    def derivative(self, xp, a, g):
+        return g * xp.sinh(a)
+
+
+class Sin(_SavesInput):
+    """sin a; d/da = cos a."""
+
+    def apply(self, xp, a):
+        return xp.sin(a)
+
+    def derivative(self, xp, a, g):
+        return g * xp.cos(a)
+
+
+class Cos(_SavesInput):
+    """cos a; d/da = -sin a."""
+
+    def apply(self, xp, a):
+        return xp.cos(a)
+
+    def derivative(self, xp, a, g):
+        return -g * xp.sin(a)
+
+
+class Tan(_SavesInput):
+    """tan a; d/da = 1 / cos^2 a."""
+
+    def apply(self, xp, a):
+        return xp.tan(a)
+
+    def derivative(self, xp, a, g):
+        cos = xp.cos(a)
+        return g / (cos * cos)
+
+
+class Asin(_SavesInput):
+    """arcsin a; d/da = 1 / sqrt(1 - a^2)."""
+
+    def apply(self, xp, a):
+        return xp.arcsin(a)
+
+    def derivative(self, xp, a, g):
+        return g / xp.sqrt(1 - a * a)
+
+
+class Acos(_SavesInput):
+    """arccos a; d/da = -1 / sqrt(1 - a^2)."""
+
+    def apply(self, xp, a):
+        return xp.arccos(a)
+
+    def derivative(self, xp, a, g):
+        return -g / xp.sqrt(1 - a * a)
+
+
+class Atan(_SavesInput):
+    """arctan a; d/da = 1 / (1 + a^2)."""
+
+    def apply(self, xp, a):
+        return xp.arctan(a)
+
+    def derivative(self, xp, a, g):
+        return g / (1 + a * a)
+
+
+class Abs(_SavesInput):
+    """|a|; d/da = sign a (0 at 0)."""
+
+    def apply(self, xp, a):
+        return xp.abs(a)
+
+    def derivative(self, xp, a, g):
+        return g * xp.sign(a)
+
+
+class Clamp(Function):
+    """a limited to [min_value, max_value] (either may be None); relu is Clamp(0, None)."""
+
+    def __init__(self, min_value: Any = None, max_value: Any = None) -> None:
+        if min_value is None and max_value is None:
+            raise ValueError("clamp: give min, max or both")
+        self.min_value = min_value
+        self.max_value = max_value
+
+    def forward(self, a):
+        self.save_for_backward(a)
+        return get_array_module(a).clip(a, self.min_value, self.max_value)
+
+    def backward(self, grad_output):
+        (a,) = self.saved_tensors
+        inside = True
+        if self.min_value is not None:
+            inside = a >= self.min_value
+        if self.max_value is not None:
+            inside = inside & (a <= self.max_value)
+        return grad_output * inside
+
+    def extra_repr(self) -> str:
+        return f"min={self.min_value!r}, max={self.max_value!r}"
+
+
+class Floor(Function):
+    """floor a; its gradient is zero everywhere it exists."""
+
+    def forward(self, a):
+        return get_array_module(a).floor(a)
+
+    def backward(self, grad_output):
+        return get_array_module(grad_output).zeros_like(grad_output)
+
+
+class Ceil(Function):
+    """ceil a; its gradient is zero everywhere it exists."""
+
+    def forward(self, a):
+        return get_array_module(a).ceil(a)
+
+    def backward(self, grad_output):
+        return get_array_module(grad_output).zeros_like(grad_output)
+
+
+class Frac(Function):
+    """The fractional part a - trunc(a) (keeps the sign); d/da = 1."""
+
+    def forward(self, a):
+        return a - get_array_module(a).trunc(a)
+
+    def backward(self, grad_output):
+        return grad_output
+
+
+class Cmax(Function):
+    """Elementwise max(a, b); the gradient goes to a where a > b, else to b (ties go to b)."""
+
+    def forward(self, a, b):
+        self.a_wins = a > b
+        return get_array_module(a).maximum(a, b)
+
+    def backward(self, grad_output):
+        shape_a, shape_b = self.input_shapes
+        grad_a = grad_output * self.a_wins
+        return sum_to_shape(grad_a, shape_a), sum_to_shape(grad_output - grad_a, shape_b)
+
+
+class Cmin(Function):
+    """Elementwise min(a, b); the gradient goes to a where a < b, else to b (ties go to b)."""
+
+    def forward(self, a, b):
+        self.a_wins = a < b
+        return get_array_module(a).minimum(a, b)
+
+    def backward(self, grad_output):
+        shape_a, shape_b = self.input_shapes
+        grad_a = grad_output * self.a_wins
+        return sum_to_shape(grad_a, shape_a), sum_to_shape(grad_output - grad_a, shape_b)
+
+
+class CmaxConstant(Function):
+    """max(a, c) for a number c; the gradient passes where a > c."""
+
+    def __init__(self, constant: Any) -> None:
+        self.constant = constant
+
+    def forward(self, a):
+        self.mask = a > self.constant
+        return get_array_module(a).maximum(a, self.constant)
+
+    def backward(self, grad_output):
+        return grad_output * self.mask
+
+    def extra_repr(self) -> str:
+        return repr(self.constant)
+
+
+class CminConstant(Function):
+    """min(a, c) for a number c; the gradient passes where a < c."""
+
+    def __init__(self, constant: Any) -> None:
+        self.constant = constant
+
+    def forward(self, a):
+        self.mask = a < self.constant
+        return get_array_module(a).minimum(a, self.constant)
+
+    def backward(self, grad_output):
+        return grad_output * self.mask
+
+    def extra_repr(self) -> str:
+        return repr(self.constant)

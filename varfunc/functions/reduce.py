@@ -1,0 +1,133 @@
+"""Reductions: sum, mean, and the selections max, min, median and mode (values and indices)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..backend import get_array_module
+from ..errors import ShapeError
+from ..function import Function
+from .utils import check_dim, normalize_dims
+
+
+def _expand_back(grad: Any, shape: tuple, axes: tuple, keepdim: bool) -> Any:
+    """Broadcast the gradient of a reduction back over the reduced axes of the input's shape."""
+    xp = get_array_module(grad)
+    if not keepdim and axes:
+        grad = xp.expand_dims(grad, axes)
+    return xp.broadcast_to(grad, shape)
+
+
+class Sum(Function):
+    """Sum over dim (an int, a tuple, or None for all); keepdim keeps reduced dims as size 1."""
+
+    def __init__(self, dim: Any = None, keepdim: bool = False) -> None:
+        self.dim = dim
+        self.keepdim = keepdim
+
+    def forward(self, a):
+        self.axes = normalize_dims("sum", self.dim, a.ndim)
+        return a.sum(axis=self.axes, keepdims=self.keepdim)
+
+    def backward(self, grad_output):
+        return _expand_back(grad_output, self.input_shapes[0], self.axes, self.keepdim)
+
+    def extra_repr(self) -> str:
+        return "" if self.dim is None else f"dim={self.dim!r}" + (", keepdim=True" if self.keepdim else "")
+
+
+class Mean(Sum):
+    """Mean over dim; each input element gets grad / (number of elements averaged)."""
+
+    def forward(self, a):
+        self.axes = normalize_dims("mean", self.dim, a.ndim)
+        self.count = 1
+        for axis in self.axes:
+            self.count *= a.shape[axis]
+        return a.mean(axis=self.axes, keepdims=self.keepdim)
+
+    def backward(self, grad_output):
+        return _expand_back(grad_output / self.count, self.input_shapes[0], self.axes, self.keepdim)
+
+
+class _SelectionFunction(Function):
+    """Picks one element along dim (max, min, median, mode): returns values and their indices.
+
+    With dim=None it picks one element of the whole array and returns only the value. Backward
+    sends the gradient to the picked element and zero elsewhere. (v0.1.3 read ``dim or last dim``,
+    so dim=0 silently reduced over the last dim; here dim=0 means dim 0.)
+    """
+
+    def __init__(self, dim: Any = None, keepdim: bool = False) -> None:
+        self.dim = dim
+        self.keepdim = keepdim
+
+    def forward(self, a):
+        xp = get_array_module(a)
+        name = type(self).__name__.lower()
+        if a.size == 0:
+            raise ShapeError(f"{name}: cannot select from an empty Variable of shape {a.shape}")
+        if self.dim is None:
+            self.flat_index = int(self.select_index(xp, a.reshape(-1), 0))
+            return a.reshape(-1)[self.flat_index]
+        self.axis = check_dim(name, self.dim, a.ndim)
+        indices = xp.expand_dims(self.select_index(xp, a, self.axis), self.axis)
+        values = xp.take_along_axis(a, indices, axis=self.axis)
+        if not self.keepdim:
+            values, indices = values.squeeze(self.axis), indices.squeeze(self.axis)
+        self.indices = indices
+        self.mark_non_differentiable(indices)
+        return values, indices
+
+    def backward(self, grad_output, grad_indices=None):
+        shape = self.input_shapes[0]
+        xp = get_array_module(grad_output)
+        grad = xp.zeros(shape, dtype=grad_output.dtype)
+        if self.dim is None:
+            grad.reshape(-1)[self.flat_index] = grad_output
+            return grad
+        indices, values = self.indices, grad_output
+        if not self.keepdim:
+            indices = xp.expand_dims(indices, self.axis)
+            values = xp.expand_dims(values, self.axis)
+        xp.put_along_axis(grad, indices, values, axis=self.axis)
+        return grad
+
+    def extra_repr(self) -> str:
+        return "" if self.dim is None else f"dim={self.dim}"
+
+
+class Max(_SelectionFunction):
+    """The largest element (first one on ties), over all or along dim."""
+
+    def select_index(self, xp, a, axis):
+        return xp.argmax(a, axis=axis)
+
+
+class Min(_SelectionFunction):
+    """The smallest element (first one on ties), over all or along dim."""
+
+    def select_index(self, xp, a, axis):
+        return xp.argmin(a, axis=axis)
+
+
+class Median(_SelectionFunction):
+    """The lower median (the element at rank (n-1)//2, as PyTorch), over all or along dim."""
+
+    def select_index(self, xp, a, axis):
+        order = xp.argsort(a, axis=axis, kind="stable")
+        return xp.take(order, (a.shape[axis] - 1) // 2, axis=axis)
+
+
+class Mode(_SelectionFunction):
+    """The most frequent value (the smallest one on ties) along dim (default: the last)."""
+
+    def __init__(self, dim: Any = -1, keepdim: bool = False) -> None:
+        super().__init__(dim, keepdim)
+
+    def select_index(self, xp, a, axis):
+        order = xp.argsort(a, axis=axis, kind="stable")
+        ranked = xp.moveaxis(xp.take_along_axis(a, order, axis=axis), axis, -1)
+        counts = (ranked[..., :, None] == ranked[..., None, :]).sum(axis=-1)
+        best = xp.expand_dims(xp.argmax(counts, axis=-1), -1)  # first = smallest value on ties
+        return xp.take_along_axis(xp.moveaxis(order, axis, -1), best, axis=-1)[..., 0]

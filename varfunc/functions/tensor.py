@@ -1,0 +1,231 @@
+"""Shape and indexing ops: view, expand, transpose, permute, squeeze, indexing, cat, type, clone.
+
+NumPy returns views for most of these; _do_forward copies any view it gets back, so every
+Variable owns its memory and an in-place change to one never changes another.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..backend import get_array_module, scatter_add
+from ..errors import ShapeError
+from ..function import Function
+from .utils import check_dim, sum_to_shape
+
+
+def _unwrap_key(key: Any) -> Any:
+    """An index key with any Variables in it replaced by their arrays."""
+    if isinstance(key, tuple):
+        return tuple(_unwrap_key(k) for k in key)
+    return getattr(key, "_data", key)
+
+
+def _is_basic(key: Any) -> bool:
+    parts = key if isinstance(key, tuple) else (key,)
+    return all(isinstance(k, (int, slice)) or k is None or k is Ellipsis for k in parts)
+
+
+class Index(Function):
+    """a[key]; backward puts the gradient back at the indexed places (and adds repeated ones up)."""
+
+    def __init__(self, key: Any) -> None:
+        self.key = _unwrap_key(key)
+
+    def forward(self, a):
+        try:
+            return a[self.key]
+        except IndexError as error:
+            raise ShapeError(f"Variable[{self.key!r}]: {error} (the Variable has shape {a.shape})") from None
+
+    def backward(self, grad_output):
+        shape = self.input_shapes[0]
+        xp = get_array_module(grad_output)
+        grad = xp.zeros(shape, dtype=grad_output.dtype)
+        if _is_basic(self.key):
+            grad[self.key] = grad_output
+        else:
+            scatter_add(grad, self.key, grad_output)
+        return grad
+
+    def extra_repr(self) -> str:
+        return repr(self.key)
+
+
+class View(Function):
+    """a with a new shape holding the same elements in the same order (-1: inferred)."""
+
+    def __init__(self, *sizes: int) -> None:
+        self.sizes = sizes
+
+    def forward(self, a):
+        try:
+            return a.reshape(self.sizes)
+        except ValueError:
+            raise ShapeError(
+                f"view: cannot view a Variable of shape {a.shape} ({a.size} elements) as "
+                f"{self.sizes}; the number of elements must stay the same"
+            ) from None
+
+    def backward(self, grad_output):
+        return grad_output.reshape(self.input_shapes[0])
+
+    def extra_repr(self) -> str:
+        return ", ".join(map(str, self.sizes))
+
+
+class Expand(Function):
+    """a broadcast to sizes (-1 keeps a dim); backward sums over the expanded dims."""
+
+    def __init__(self, *sizes: int) -> None:
+        self.sizes = sizes
+
+    def forward(self, a):
+        offset = len(self.sizes) - a.ndim
+        target = tuple(
+            a.shape[i - offset] if size == -1 and i >= offset else size for i, size in enumerate(self.sizes)
+        )
+        try:
+            return get_array_module(a).broadcast_to(a, target)
+        except ValueError:
+            raise ShapeError(
+                f"expand: cannot expand shape {a.shape} to {self.sizes}; only dims of size 1 "
+                "can grow, and new dims go in front"
+            ) from None
+
+    def backward(self, grad_output):
+        return sum_to_shape(grad_output, self.input_shapes[0])
+
+    def extra_repr(self) -> str:
+        return ", ".join(map(str, self.sizes))
+
+
+class Transpose(Function):
+    """a with two dims swapped."""
+
+    def __init__(self, dim0: int, dim1: int) -> None:
+        self.dims = (dim0, dim1)
+
+    def forward(self, a):
+        axes = [check_dim("transpose", d, a.ndim) for d in self.dims]
+        return get_array_module(a).swapaxes(a, *axes)
+
+    def backward(self, grad_output):
+        return get_array_module(grad_output).swapaxes(grad_output, *self.dims)
+
+    def extra_repr(self) -> str:
+        return f"{self.dims[0]}, {self.dims[1]}"
+
+
+class Permute(Function):
+    """a with its dims reordered; backward applies the inverse order."""
+
+    def __init__(self, *dims: int) -> None:
+        self.dims = dims
+
+    def forward(self, a):
+        if sorted(d % max(a.ndim, 1) for d in self.dims) != list(range(a.ndim)):
+            raise ShapeError(f"permute: {self.dims} is not an order of the {a.ndim} dims of shape {a.shape}")
+        return get_array_module(a).transpose(a, self.dims)
+
+    def backward(self, grad_output):
+        xp = get_array_module(grad_output)
+        inverse = [0] * len(self.dims)
+        for position, d in enumerate(self.dims):
+            inverse[d % len(self.dims)] = position
+        return xp.transpose(grad_output, inverse)
+
+    def extra_repr(self) -> str:
+        return ", ".join(map(str, self.dims))
+
+
+class Squeeze(Function):
+    """a without dims of size 1 (only dim, if given; a dim of another size is left as is)."""
+
+    def __init__(self, dim: Any = None) -> None:
+        self.dim = dim
+
+    def forward(self, a):
+        if self.dim is None:
+            return a.squeeze()
+        axis = check_dim("squeeze", self.dim, a.ndim)
+        return a.squeeze(axis) if a.shape[axis] == 1 else a
+
+    def backward(self, grad_output):
+        return grad_output.reshape(self.input_shapes[0])
+
+    def extra_repr(self) -> str:
+        return "" if self.dim is None else f"dim={self.dim}"
+
+
+class Unsqueeze(Function):
+    """a with a new dim of size 1 inserted at dim."""
+
+    def __init__(self, dim: int) -> None:
+        self.dim = dim
+
+    def forward(self, a):
+        axis = check_dim("unsqueeze", self.dim, a.ndim + 1)
+        return get_array_module(a).expand_dims(a, axis)
+
+    def backward(self, grad_output):
+        return grad_output.reshape(self.input_shapes[0])
+
+    def extra_repr(self) -> str:
+        return f"dim={self.dim}"
+
+
+class Concat(Function):
+    """The inputs joined along dim; backward hands each input its slice of the gradient."""
+
+    def __init__(self, dim: int = 0) -> None:
+        self.dim = dim
+
+    def forward(self, *arrays):
+        first = arrays[0]
+        axis = check_dim("cat", self.dim, first.ndim)
+        for position, a in enumerate(arrays):
+            if a.ndim != first.ndim or any(a.shape[i] != first.shape[i] for i in range(a.ndim) if i != axis):
+                raise ShapeError(
+                    f"cat: input {position} has shape {a.shape} but input 0 has {first.shape}; "
+                    f"all sizes except dim {self.dim} must match"
+                )
+        return get_array_module(first).concatenate(arrays, axis=axis)
+
+    def backward(self, grad_output):
+        axis = check_dim("cat", self.dim, grad_output.ndim)
+        xp = get_array_module(grad_output)
+        ends = []
+        for shape in self.input_shapes[:-1]:
+            ends.append((ends[-1] if ends else 0) + shape[axis])
+        return tuple(xp.split(grad_output, ends, axis=axis))
+
+    def extra_repr(self) -> str:
+        return f"dim={self.dim}"
+
+
+class Type(Function):
+    """a converted to another dtype; backward converts the gradient back (broken in v0.1.3)."""
+
+    def __init__(self, dtype: Any) -> None:
+        self.dtype = dtype
+
+    def forward(self, a):
+        self.input_dtype = a.dtype
+        return a.astype(self.dtype)
+
+    def backward(self, grad_output):
+        return grad_output.astype(self.input_dtype)
+
+    def extra_repr(self) -> str:
+        return str(self.dtype)
+
+
+class Clone(Function):
+    """A copy of a; the gradient passes through unchanged."""
+
+    def forward(self, a):
+        return a.copy()
+
+    def backward(self, grad_output):
+        return grad_output

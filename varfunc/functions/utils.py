@@ -1,0 +1,42 @@
+"""Shape helpers shared by the ops' backward methods."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..errors import ShapeError
+
+
+def sum_to_shape(grad: Any, shape: tuple) -> Any:
+    """Sum a broadcast gradient back down to the shape of the input it belongs to."""
+    if grad.shape == shape:
+        return grad
+    extra = grad.ndim - len(shape)
+    if extra > 0:
+        grad = grad.sum(axis=tuple(range(extra)))
+    axes = tuple(i for i, n in enumerate(shape) if n == 1 and grad.shape[i] != 1)
+    if axes:
+        grad = grad.sum(axis=axes, keepdims=True)
+    return grad.reshape(shape)
+
+
+def normalize_dims(op: str, dim: Any, ndim: int) -> tuple:
+    """dim (an int, a tuple of ints, or None for all) as a sorted tuple of non-negative axes."""
+    if dim is None:
+        return tuple(range(ndim))
+    dims = (dim,) if isinstance(dim, int) else tuple(dim)
+    axes = []
+    for d in dims:
+        if not -max(ndim, 1) <= d < max(ndim, 1):
+            raise ShapeError(
+                f"{op}: dim {d} is out of range for a Variable with {ndim} dimension(s); "
+                f"use a dim from {-max(ndim, 1)} to {max(ndim, 1) - 1}"
+            )
+        axes.append(d % max(ndim, 1))
+    return tuple(sorted(set(axes)))
+
+
+def check_dim(op: str, dim: int, ndim: int) -> int:
+    """One dim, checked and made non-negative."""
+    (axis,) = normalize_dims(op, dim, ndim)
+    return axis

@@ -1,0 +1,39 @@
+"""Leaf: the graph node of a Variable the user created; backward adds its gradient into ``.grad``."""
+
+from __future__ import annotations
+
+import weakref
+from typing import Any
+
+from .function import Function
+
+
+class Leaf(Function):
+    """The creator of a user-created Variable: the end of every backward path (v0.1.1 to v0.1.3)."""
+
+    def __init__(self, variable: Any, requires_grad: bool) -> None:
+        # A weak reference: the Variable holds its Leaf as creator, and a strong reference back
+        # would be a cycle that only the garbage collector could free (v0.1.3 had that cycle).
+        self._variable = weakref.ref(variable)
+        self.output_ids = {id(variable): 0}
+        self.previous_functions = []
+        self.needs_input_grad = ()
+        self.requires_grad = requires_grad
+
+    @property
+    def variable(self) -> Any:
+        """The Variable this Leaf belongs to (None once that Variable has been freed)."""
+        return self._variable()
+
+    def _do_forward(self, *input: Any) -> Any:
+        raise NotImplementedError("a Leaf is made by Variable(...), it is never called")
+
+    def _do_backward(self, *grad_output: Any) -> tuple:
+        """Run the hooks, then add the summed gradient into variable.grad once."""
+        if self.backward_hooks:
+            grad_output = self._run_variable_hooks(grad_output)
+        (grad,) = grad_output
+        variable = self._variable()
+        if variable is not None:
+            variable._accumulate_grad(grad)
+        return ()

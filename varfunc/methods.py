@@ -1,0 +1,372 @@
+"""The tensor methods and operators of Variable: each one is a line that calls a Function.
+
+Variable (in variable.py) inherits these. A number as the other operand uses the op's Constant
+form (``x * 2`` is ``MulConstant(2)(x)``); an array is wrapped as a Variable that needs no grad.
+Names ending in ``_`` change the Variable in place and return it.
+"""
+
+from __future__ import annotations
+
+import numbers
+from typing import Any
+
+from . import functions as F
+
+
+def _is_number(x: Any) -> bool:
+    return isinstance(x, numbers.Real)
+
+
+class VariableMethods:
+    """Operators and tensor methods, mixed into Variable."""
+
+    __slots__ = ()
+
+    def _as_variable(self, other: Any) -> Any:
+        return other if isinstance(other, VariableMethods) else self._constant(other)
+
+    # --- arithmetic ------------------------------------------------------------------------------
+
+    def add(self, other: Any) -> Any:
+        """self + other."""
+        return F.AddConstant(other)(self) if _is_number(other) else F.Add()(self, self._as_variable(other))
+
+    def add_(self, other: Any) -> Any:
+        """self += other, in place."""
+        if _is_number(other):
+            return F.AddConstant(other, inplace=True)(self)
+        return F.Add(inplace=True)(self, self._as_variable(other))
+
+    def sub(self, other: Any) -> Any:
+        """self - other."""
+        return F.SubConstant(other)(self) if _is_number(other) else F.Sub()(self, self._as_variable(other))
+
+    def sub_(self, other: Any) -> Any:
+        """self -= other, in place."""
+        if _is_number(other):
+            return F.SubConstant(other, inplace=True)(self)
+        return F.Sub(inplace=True)(self, self._as_variable(other))
+
+    def mul(self, other: Any) -> Any:
+        """self * other (elementwise)."""
+        return F.MulConstant(other)(self) if _is_number(other) else F.Mul()(self, self._as_variable(other))
+
+    def mul_(self, other: Any) -> Any:
+        """self *= other for a number, in place (v0.1.3 allows numbers only)."""
+        if not _is_number(other):
+            raise TypeError("mul_ only supports multiplication by a number; use mul for Variables")
+        return F.MulConstant(other, inplace=True)(self)
+
+    def div(self, other: Any) -> Any:
+        """self / other (elementwise)."""
+        return F.DivConstant(other)(self) if _is_number(other) else F.Div()(self, self._as_variable(other))
+
+    def div_(self, other: Any) -> Any:
+        """self /= other for a number, in place (v0.1.3 allows numbers only)."""
+        if not _is_number(other):
+            raise TypeError("div_ only supports division by a number; use div for Variables")
+        return F.DivConstant(other, inplace=True)(self)
+
+    def pow(self, other: Any) -> Any:
+        """self ** other (elementwise)."""
+        return F.PowConstant(other)(self) if _is_number(other) else F.Pow()(self, self._as_variable(other))
+
+    def neg(self) -> Any:
+        """-self."""
+        return F.Negate()(self)
+
+    def neg_(self) -> Any:
+        """self = -self, in place."""
+        return F.Negate(inplace=True)(self)
+
+    __add__ = __radd__ = add
+    __sub__ = sub
+    __mul__ = __rmul__ = mul
+    __truediv__ = div
+    __pow__ = pow
+    __neg__ = neg
+
+    def __rsub__(self, other: Any) -> Any:
+        if _is_number(other):
+            return F.SubConstant(other, sub_tensor=True)(self)
+        return F.Sub()(self._as_variable(other), self)
+
+    def __rtruediv__(self, other: Any) -> Any:
+        if _is_number(other):
+            return F.DivConstant(other, div_by_tensor=True)(self)
+        return F.Div()(self._as_variable(other), self)
+
+    def __rpow__(self, other: Any) -> Any:
+        if _is_number(other):
+            return F.PowConstant(other, tensor_power=True)(self)
+        return F.Pow()(self._as_variable(other), self)
+
+    def __matmul__(self, other: Any) -> Any:
+        return F.Matmul()(self, self._as_variable(other))
+
+    def __rmatmul__(self, other: Any) -> Any:
+        return F.Matmul()(self._as_variable(other), self)
+
+    # --- pointwise -------------------------------------------------------------------------------
+
+    def exp(self) -> Any:
+        """e ** self."""
+        return F.Exp()(self)
+
+    def exp_(self) -> Any:
+        """self = e ** self, in place."""
+        return F.Exp(inplace=True)(self)
+
+    def log(self) -> Any:
+        """Natural logarithm."""
+        return F.Log()(self)
+
+    def log1p(self) -> Any:
+        """log(1 + self), accurate for small values."""
+        return F.Log1p()(self)
+
+    def tanh(self) -> Any:
+        """Hyperbolic tangent."""
+        return F.Tanh()(self)
+
+    def tanh_(self) -> Any:
+        """Hyperbolic tangent, in place."""
+        return F.Tanh(inplace=True)(self)
+
+    def sigmoid(self) -> Any:
+        """1 / (1 + e ** -self)."""
+        return F.Sigmoid()(self)
+
+    def sigmoid_(self) -> Any:
+        """Sigmoid, in place."""
+        return F.Sigmoid(inplace=True)(self)
+
+    def sin(self) -> Any:
+        """Sine."""
+        return F.Sin()(self)
+
+    def cos(self) -> Any:
+        """Cosine."""
+        return F.Cos()(self)
+
+    def tan(self) -> Any:
+        """Tangent."""
+        return F.Tan()(self)
+
+    def asin(self) -> Any:
+        """Arcsine."""
+        return F.Asin()(self)
+
+    def acos(self) -> Any:
+        """Arccosine."""
+        return F.Acos()(self)
+
+    def atan(self) -> Any:
+        """Arctangent."""
+        return F.Atan()(self)
+
+    def sinh(self) -> Any:
+        """Hyperbolic sine."""
+        return F.Sinh()(self)
+
+    def cosh(self) -> Any:
+        """Hyperbolic cosine."""
+        return F.Cosh()(self)
+
+    def abs(self) -> Any:
+        """Absolute value."""
+        return F.Abs()(self)
+
+    def sqrt(self) -> Any:
+        """Square root."""
+        return F.Sqrt()(self)
+
+    def cinv(self) -> Any:
+        """1 / self (v0.1's name; reciprocal today)."""
+        return F.Cinv()(self)
+
+    reciprocal = cinv
+
+    def floor(self) -> Any:
+        """Round down (zero gradient)."""
+        return F.Floor()(self)
+
+    def ceil(self) -> Any:
+        """Round up (zero gradient)."""
+        return F.Ceil()(self)
+
+    def frac(self) -> Any:
+        """self - trunc(self)."""
+        return F.Frac()(self)
+
+    def clamp(self, min: Any = None, max: Any = None) -> Any:  # noqa: A002 - v0.1's argument names
+        """self limited to [min, max]; either bound may be left out."""
+        return F.Clamp(min, max)(self)
+
+    def relu(self) -> Any:
+        """max(self, 0), written as clamp(min=0)."""
+        return F.Clamp(0, None)(self)
+
+    def cmax(self, other: Any) -> Any:
+        """Elementwise maximum with a Variable or a number."""
+        return F.CmaxConstant(other)(self) if _is_number(other) else F.Cmax()(self, self._as_variable(other))
+
+    def cmin(self, other: Any) -> Any:
+        """Elementwise minimum with a Variable or a number."""
+        return F.CminConstant(other)(self) if _is_number(other) else F.Cmin()(self, self._as_variable(other))
+
+    def softmax(self, dim: int = -1) -> Any:
+        """exp(self) / sum(exp(self)) along dim."""
+        return F.Softmax(dim)(self)
+
+    def log_softmax(self, dim: int = -1) -> Any:
+        """log(softmax(self)) along dim, computed stably."""
+        return F.LogSoftmax(dim)(self)
+
+    # --- reductions ------------------------------------------------------------------------------
+
+    def sum(self, dim: Any = None, keepdim: bool = False) -> Any:
+        """Sum over dim (all dims by default)."""
+        return F.Sum(dim, keepdim)(self)
+
+    def mean(self, dim: Any = None, keepdim: bool = False) -> Any:
+        """Mean over dim (all dims by default)."""
+        return F.Mean(dim, keepdim)(self)
+
+    def max(self, dim: Any = None, keepdim: bool = False) -> Any:
+        """The largest element, or (values, indices) along dim."""
+        return F.Max(dim, keepdim)(self)
+
+    def min(self, dim: Any = None, keepdim: bool = False) -> Any:
+        """The smallest element, or (values, indices) along dim."""
+        return F.Min(dim, keepdim)(self)
+
+    def median(self, dim: Any = None, keepdim: bool = False) -> Any:
+        """The lower median, or (values, indices) along dim."""
+        return F.Median(dim, keepdim)(self)
+
+    def mode(self, dim: int = -1, keepdim: bool = False) -> Any:
+        """(values, indices) of the most frequent value along dim."""
+        return F.Mode(dim, keepdim)(self)
+
+    # --- shapes and indexing ---------------------------------------------------------------------
+
+    def view(self, *sizes: Any) -> Any:
+        """The same elements in a new shape (one size may be -1)."""
+        return F.View(*_sizes(sizes))(self)
+
+    reshape = view
+
+    def view_as(self, other: Any) -> Any:
+        """The same elements in other's shape."""
+        return F.View(*other.shape)(self)
+
+    def expand(self, *sizes: Any) -> Any:
+        """Broadcast to sizes (-1 keeps a dim)."""
+        return F.Expand(*_sizes(sizes))(self)
+
+    def expand_as(self, other: Any) -> Any:
+        """Broadcast to other's shape."""
+        return F.Expand(*other.shape)(self)
+
+    def t(self) -> Any:
+        """The transpose of a matrix."""
+        if self.ndim != 2:
+            raise ValueError(f"t: expects a 2-D Variable, got shape {self.shape}; use transpose(dim0, dim1)")
+        return F.Transpose(0, 1)(self)
+
+    def transpose(self, dim0: int, dim1: int) -> Any:
+        """Swap two dims."""
+        return F.Transpose(dim0, dim1)(self)
+
+    def permute(self, *dims: Any) -> Any:
+        """Reorder the dims."""
+        return F.Permute(*_sizes(dims))(self)
+
+    def squeeze(self, dim: Any = None) -> Any:
+        """Drop dims of size 1 (only dim, if given)."""
+        return F.Squeeze(dim)(self)
+
+    def unsqueeze(self, dim: int) -> Any:
+        """Insert a dim of size 1 at dim."""
+        return F.Unsqueeze(dim)(self)
+
+    def __getitem__(self, key: Any) -> Any:
+        return F.Index(key)(self)
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        raise TypeError(
+            "Variables do not support item assignment; build the result with ops "
+            "(for example varfunc.cat) or, outside the graph, change .data"
+        )
+
+    def clone(self) -> Any:
+        """A copy whose gradient flows back to self."""
+        return F.Clone()(self)
+
+    def type(self, dtype: Any) -> Any:
+        """Converted to dtype (for example np.float32); the gradient is converted back."""
+        return F.Type(dtype)(self)
+
+    def float(self) -> Any:
+        """Converted to float32."""
+        return F.Type("float32")(self)
+
+    def double(self) -> Any:
+        """Converted to float64."""
+        return F.Type("float64")(self)
+
+    # --- matrix products -------------------------------------------------------------------------
+
+    def matmul(self, other: Any) -> Any:
+        """self @ other with NumPy's rules."""
+        return F.Matmul()(self, self._as_variable(other))
+
+    def mm(self, matrix: Any) -> Any:
+        """Matrix @ matrix."""
+        return F.Mm()(self, self._as_variable(matrix))
+
+    def mv(self, vector: Any) -> Any:
+        """Matrix @ vector."""
+        return F.Mv()(self, self._as_variable(vector))
+
+    def bmm(self, batch: Any) -> Any:
+        """Batch of matrices @ batch of matrices."""
+        return F.Bmm()(self, self._as_variable(batch))
+
+    def dot(self, other: Any) -> Any:
+        """Inner product of two vectors."""
+        return F.Dot()(self, self._as_variable(other))
+
+    def addmm(self, mat1: Any, mat2: Any, alpha: Any = 1, beta: Any = 1) -> Any:
+        """alpha * self + beta * (mat1 @ mat2) (v0.1 naming: modern PyTorch swaps alpha and beta)."""
+        return F.Addmm(alpha, beta)(self, mat1, mat2)
+
+    def addmv(self, mat: Any, vec: Any, alpha: Any = 1, beta: Any = 1) -> Any:
+        """alpha * self + beta * (mat @ vec)."""
+        return F.Addmv(alpha, beta)(self, mat, vec)
+
+    def addr(self, vec1: Any, vec2: Any, alpha: Any = 1, beta: Any = 1) -> Any:
+        """alpha * self + beta * outer(vec1, vec2)."""
+        return F.Addr(alpha, beta)(self, vec1, vec2)
+
+    def addbmm(self, batch1: Any, batch2: Any, alpha: Any = 1, beta: Any = 1) -> Any:
+        """alpha * self + beta * sum_i(batch1[i] @ batch2[i])."""
+        return F.Addbmm(alpha, beta)(self, batch1, batch2)
+
+    def baddbmm(self, batch1: Any, batch2: Any, alpha: Any = 1, beta: Any = 1) -> Any:
+        """alpha * self + beta * (batch1 @ batch2), batch by batch."""
+        return F.Baddbmm(alpha, beta)(self, batch1, batch2)
+
+
+def _sizes(sizes: tuple) -> tuple:
+    """Accept both view(2, 3) and view((2, 3))."""
+    return tuple(sizes[0]) if len(sizes) == 1 and isinstance(sizes[0], (tuple, list)) else sizes
+
+
+def cat(seq: Any, dim: int = 0) -> Any:
+    """Join Variables along dim; the gradient is split back among them."""
+    seq = tuple(seq)
+    if not seq:
+        raise ValueError("cat: needs at least one Variable")
+    return F.Concat(dim)(*seq)

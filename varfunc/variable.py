@@ -1,0 +1,289 @@
+"""Variable: an array, the gradient backward computes for it, and the Function that created it."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from .backend import as_array, device_of, get_array_module, to_device
+from .engine import ExecutionEngine
+from .errors import BackwardError, DeviceError, DTypeError, InplaceError, ShapeError
+from .leaf import Leaf
+from .methods import VariableMethods
+from .modern import ModernVariableNames
+
+
+class Variable(VariableMethods, ModernVariableNames):
+    """Wraps an array and records how it was computed, so backward() can find its gradient.
+
+    ``Variable(data, creator=None, volatile=False, requires_grad=None)``: v0.1.3's signature.
+    ``requires_grad`` left at None means True for floating-point data (v0.1.3's default) and False
+    for integer or boolean data, so targets and indices just work.
+    """
+
+    __slots__ = ("_data", "_grad", "_version", "_requires_grad", "creator", "volatile", "__weakref__")
+
+    # One engine for every Variable, as in v0.1.3; backward(engine=...) can pass another.
+    _execution_engine = ExecutionEngine()
+
+    # NumPy defers to Variable's reflected operators: ndarray * Variable calls Variable.__rmul__.
+    __array_ufunc__ = None
+
+    def __init__(
+        self, data: Any, creator: Any = None, volatile: bool = False, requires_grad: bool | None = None
+    ) -> None:
+        if creator is None:  # made by the user: check and convert (a Function's outputs are arrays)
+            if isinstance(data, Variable):
+                raise DTypeError("Variable(...) got a Variable; pass its .data, or use .clone()")
+            data = as_array(data)
+        self._data = data
+        self._grad = None
+        self._version = [0]  # bumped by every in-place change; saved tensors remember it
+        self._requires_grad = None  # set to False for outputs marked non-differentiable
+        self.volatile = volatile
+        if creator is None and not volatile:
+            creator = Leaf(self, _leaf_requires_grad(data, requires_grad))
+        self.creator = creator
+
+    # --- data and grad ---------------------------------------------------------------------------
+
+    @property
+    def data(self) -> Any:
+        """The wrapped array (changes made through it are not tracked by the graph)."""
+        return self._data
+
+    @data.setter
+    def data(self, value: Any) -> None:
+        self._data = as_array(value)
+        self._version[0] += 1  # x.data -= lr * g ends with this assignment: saved copies see it
+
+    @property
+    def grad(self) -> Any:
+        """The accumulated gradient: zeros until a backward reaches this leaf (None if no grad needed)."""
+        if self._grad is None and self.requires_grad:
+            self._grad = get_array_module(self._data).zeros_like(self._data)
+        return self._grad
+
+    @grad.setter
+    def grad(self, value: Any) -> None:
+        if value is not None:
+            value = as_array(value)
+            if value.shape != self._data.shape:
+                raise ShapeError(f"grad: got shape {value.shape} for a Variable of shape {self._data.shape}")
+        self._grad = value
+
+    def _accumulate_grad(self, grad: Any) -> None:
+        """Add grad into .grad (its own array: the incoming one may be borrowed)."""
+        if self._grad is None:
+            self._grad = get_array_module(self._data).zeros_like(self._data)
+        self._grad += grad
+
+    @property
+    def requires_grad(self) -> bool:
+        """Whether backward computes a gradient for this Variable."""
+        if self.volatile:
+            return False
+        if self._requires_grad is not None:
+            return self._requires_grad
+        return self.creator.requires_grad
+
+    @requires_grad.setter
+    def requires_grad(self, value: bool) -> None:
+        if not isinstance(self.creator, Leaf):
+            raise BackwardError(
+                f"requires_grad can only be set on Variables you created (leaves); this one was "
+                f"made by {self.creator!r}. To cut a graph, use Variable(x.data.copy())"
+            )
+        self.creator.requires_grad = _leaf_requires_grad(self._data, value)
+
+    # --- shape and device ------------------------------------------------------------------------
+
+    @property
+    def shape(self) -> tuple:
+        """The shape of the data."""
+        return self._data.shape
+
+    @property
+    def dtype(self) -> Any:
+        """The dtype of the data."""
+        return self._data.dtype
+
+    @property
+    def ndim(self) -> int:
+        """The number of dimensions."""
+        return self._data.ndim
+
+    @property
+    def device(self) -> str:
+        """'cpu' or 'cuda:N'."""
+        return device_of(self._data)
+
+    def size(self, dim: int | None = None) -> Any:
+        """The shape, or the size of one dim."""
+        return self._data.shape if dim is None else self._data.shape[dim]
+
+    def dim(self) -> int:
+        """The number of dimensions."""
+        return self._data.ndim
+
+    def numel(self) -> int:
+        """The number of elements."""
+        return self._data.size
+
+    def __len__(self) -> int:
+        if self._data.ndim == 0:
+            raise TypeError("len() of a 0-d Variable")
+        return self._data.shape[0]
+
+    def __iter__(self) -> Any:
+        return (self[i] for i in range(len(self)))
+
+    def item(self) -> Any:
+        """The single value of a 1-element Variable, as a Python number."""
+        if self._data.size != 1:
+            raise ShapeError(
+                f"item: the Variable has {self._data.size} elements (shape {self.shape}); item() needs 1"
+            )
+        return self._data.item()
+
+    def __float__(self) -> float:
+        return float(self.item())
+
+    def numpy(self) -> Any:
+        """The data as a NumPy array (copied from the GPU if it lives there)."""
+        return to_device(self._data, "cpu")
+
+    # --- backward and hooks ----------------------------------------------------------------------
+
+    def backward(self, gradient: Any = None, *, engine: Any = None, recorder: Any = None) -> None:
+        """Compute the gradient of this Variable w.r.t. every leaf that requires grad, into .grad."""
+        if self.volatile:
+            raise BackwardError(
+                "backward: called on a volatile Variable; volatile Variables record no graph "
+                "(make the inputs with volatile=False to get gradients)"
+            )
+        if not self.requires_grad:
+            raise BackwardError(
+                "backward: called on a Variable that doesn't require grad; no input of its graph "
+                "requires grad (create a leaf with requires_grad=True)"
+            )
+        if gradient is None:
+            if self._data.size != 1:
+                raise BackwardError(
+                    f"backward: should be called only on a scalar (1-element Variable) or with a "
+                    f"gradient of the Variable's shape; this one has shape {self.shape}: "
+                    f"pass backward(np.ones({self.shape}))"
+                )
+            gradient = get_array_module(self._data).ones_like(self._data)
+        else:
+            gradient = self._seed(gradient)
+        (engine or self._execution_engine).run_backward(self, gradient, recorder)
+
+    def _seed(self, gradient: Any) -> Any:
+        gradient = as_array(gradient._data if isinstance(gradient, Variable) else gradient)
+        if gradient.shape != self._data.shape:
+            raise ShapeError(
+                f"backward: the gradient has shape {gradient.shape} but the Variable has shape "
+                f"{self._data.shape}; they must match"
+            )
+        if device_of(gradient) != self.device:
+            raise DeviceError(
+                f"backward: the gradient is on {device_of(gradient)} but the Variable is on "
+                f"{self.device}; move the gradient with the same .cuda() / .cpu() first"
+            )
+        return gradient
+
+    def register_hook(self, name: str, hook: Callable) -> None:
+        """Call hook(grad) with this Variable's gradient during backward; a returned array replaces it."""
+        if self.volatile:
+            raise BackwardError("register_hook: cannot register a hook on a volatile Variable")
+        if not self.requires_grad:
+            raise BackwardError(
+                "register_hook: this Variable doesn't require grad, so no gradient will reach the hook"
+            )
+        self.creator.register_hook(name, hook, self)
+
+    def remove_hook(self, name: str) -> None:
+        """Remove the hook registered under name."""
+        self.creator.remove_hook(name)
+
+    # --- used by Function ------------------------------------------------------------------------
+
+    def _make_output(self, array: Any, creator: Any) -> Variable:
+        """A new Variable for a Function's output (volatile when there is no creator)."""
+        return Variable(array, creator, volatile=creator is None)
+
+    def _constant(self, value: Any) -> Variable:
+        """An array operand wrapped as a Variable that needs no grad."""
+        return Variable(value, requires_grad=False)
+
+    def _check_inplace_target(self, op_name: str, inputs: tuple) -> None:
+        """Raise before an in-place op writes into this Variable, if that would go wrong."""
+        if isinstance(self.creator, Leaf) and self.creator.requires_grad:
+            raise InplaceError(
+                f"{op_name}: a leaf Variable that requires grad cannot be changed in place (its "
+                "gradient would no longer match its data); update parameters through .data "
+                "(w.data -= lr * w.grad) or use the out-of-place op"
+            )
+        if not getattr(self._data.flags, "writeable", True):
+            raise InplaceError(f"{op_name}: the Variable's data is read-only; clone() it first")
+        shapes = [getattr(v, "shape", ()) for v in inputs]
+        try:
+            result = _broadcast_shapes(shapes)
+        except ValueError:
+            result = None
+        if result != self._data.shape:
+            raise ShapeError(
+                f"{op_name}: the result (shapes {shapes} broadcast) would not fit into the "
+                f"Variable's shape {self._data.shape}; use the out-of-place op"
+            )
+
+    # --- printing and copying --------------------------------------------------------------------
+
+    def __repr__(self) -> str:
+        if self.volatile:
+            flags = ", volatile"
+        elif self.requires_grad:
+            flags = ", requires_grad"
+        else:
+            flags = ""
+        made_by = (
+            "" if isinstance(self.creator, Leaf) or self.creator is None else f", creator={self.creator!r}"
+        )
+        return (
+            f"Variable containing:\n{self._data}\n"
+            f"[{self.dtype} of size {self.shape} on {self.device}{flags}{made_by}]"
+        )
+
+    def __deepcopy__(self, memo: dict) -> Variable:
+        if not isinstance(self.creator, Leaf):
+            raise BackwardError(
+                "Only Variables created explicitly by the user (graph leaves) support the deepcopy "
+                "protocol at the moment"
+            )
+        copy = type(self).__new__(type(self))
+        Variable.__init__(copy, self._data.copy(), requires_grad=self.requires_grad)
+        if self._grad is not None:
+            copy._grad = self._grad.copy()
+        memo[id(self)] = copy
+        return copy
+
+
+def _leaf_requires_grad(data: Any, requested: bool | None) -> bool:
+    """A leaf's requires_grad: the request, or by default True for floats and False otherwise."""
+    is_float = data.dtype.kind == "f"
+    if requested is None:
+        return is_float
+    if requested and not is_float:
+        raise DTypeError(
+            f"Variable: {data.dtype} data cannot require grad (gradients exist only for "
+            "floating-point data); convert it with data.astype(np.float64), or leave "
+            "requires_grad at its default"
+        )
+    return bool(requested)
+
+
+def _broadcast_shapes(shapes: list) -> tuple:
+    import numpy as np  # shapes only, no arrays: NumPy's rule holds for CuPy too
+
+    return np.broadcast_shapes(*shapes)
