@@ -1,0 +1,205 @@
+"""The ExecutionEngine: visit order, dependency counting, gradient summation, recorder events, depth."""
+
+import numpy as np
+import pytest
+
+import varfunc as vf
+from varfunc import EventLog, ExecutionEngine, Function, Leaf, Variable
+from varfunc.functions import Add, AddConstant, MulConstant
+
+
+def reference_graph():
+    """c = (x*2)*3 + (y+1)*4, the graph whose v0.1.3 visit order the reference verified."""
+    x = Variable(np.array([2.0]))
+    y = Variable(np.array([3.0]))
+    c = (x * 2) * 3 + (y + 1) * 4
+    return x, y, c
+
+
+def test_stack_order_matches_v013():
+    x, y, c = reference_graph()
+    log = EventLog()
+    c.backward(recorder=log)
+    order = log.visit_order()
+    expected = [Add, MulConstant, AddConstant, Leaf, MulConstant, MulConstant, Leaf]
+    assert [type(fn) for fn in order] == expected
+    assert [fn.constant for fn in order if isinstance(fn, MulConstant)] == [4, 3, 2]
+    assert order[3] is y.creator and order[6] is x.creator
+    assert x.grad.tolist() == [6.0] and y.grad.tolist() == [4.0]
+
+
+def test_fifo_order_is_breadth_first_and_gives_same_gradients():
+    x, y, c = reference_graph()
+    log = EventLog()
+    c.backward(engine=ExecutionEngine(order="fifo"), recorder=log)
+    order = log.visit_order()
+    assert [type(fn).__name__ for fn in order] == [
+        "Add",
+        "MulConstant",
+        "MulConstant",
+        "MulConstant",
+        "AddConstant",
+        "Leaf",
+        "Leaf",
+    ]
+    assert [fn.constant for fn in order[1:4]] == [3, 4, 2]
+    assert x.grad.tolist() == [6.0] and y.grad.tolist() == [4.0]
+
+
+def test_unknown_order_is_rejected():
+    with pytest.raises(ValueError, match="order must be one of"):
+        ExecutionEngine(order="random")
+
+
+def test_dependencies_count_each_use_of_each_output():
+    x = Variable(np.array([1.5]))
+    h = x * 2
+    out = h * h + h
+    deps = ExecutionEngine()._compute_dependencies(out.creator)
+    assert deps[h.creator] == [3]  # used twice by Mul and once by Add
+    assert deps[x.creator] == [1]
+    assert deps[out.creator] == [0]
+    assert deps[(h * 1).creator.previous_functions[0][0]] == [3]
+    assert len(deps) == 4  # the root Add, Mul, MulConstant(2) and Leaf x: nothing else
+
+
+def test_gradients_meeting_in_one_slot_are_summed():
+    x = Variable(np.array([1.5, -2.0]))
+    h = x * 2
+    (h * h + h).sum().backward()
+    np.testing.assert_allclose(x.grad, 2 * (2 * (2 * x.data)) + 2)
+
+
+def test_engine_visits_each_function_once_in_a_diamond():
+    x = Variable(np.array([0.3]))
+    a = x.exp()
+    b, c = a * 2, a * 3
+    log = EventLog()
+    (b + c).backward(recorder=log)
+    order = log.visit_order()
+    assert len(order) == len(set(order)) == 5
+    np.testing.assert_allclose(x.grad, 5 * np.exp(0.3))
+
+
+def test_recorder_story_of_a_reused_input():
+    x = Variable(np.array([2.0]))
+    out = x * 3 + x
+    log = EventLog()
+    out.backward(recorder=log)
+    kinds = [event.kind for event in log.events]
+    assert kinds == [
+        "dependencies",
+        "popped",  # Add
+        "called_backward",
+        "sent_gradient",
+        "became_ready",  # MulConstant(3): its only consumer has sent
+        "sent_gradient",
+        "buffered",  # Leaf x: still waiting for MulConstant
+        "popped",  # MulConstant(3)
+        "called_backward",
+        "sent_gradient",
+        "became_ready",  # Leaf x: both gradients summed
+        "popped",
+        "accumulated",
+    ]
+    buffered = log.events[6]
+    assert buffered.function is x.creator and buffered.details["remaining"] == [1]
+    ready = log.events[10]
+    assert ready.details["buffer"][0].tolist() == [4.0]
+    assert log.events[0].details["counts"][x.creator] == [2]
+    assert x.grad.tolist() == [4.0]
+
+
+def test_recorder_copies_buffers_that_are_later_summed_in_place():
+    x = Variable(np.array([1.0]))
+    h = x * 1
+    out = (h + h * 2) + h * 3
+    log = EventLog()
+    out.backward(recorder=log)
+    mine = [e for e in log.events if e.function is h.creator and e.kind in ("buffered", "became_ready")]
+    # MulConstant(3) runs first (top of the stack), then the inner Add, then MulConstant(2).
+    assert [(e.kind, e.details["buffer"][0].item()) for e in mine] == [
+        ("buffered", 3.0),
+        ("buffered", 4.0),
+        ("became_ready", 6.0),
+    ]
+    assert x.grad.tolist() == [6.0]
+
+
+def test_backward_through_a_long_chain_needs_no_recursion():
+    x = Variable(np.array(1.0))
+    y = x
+    for _ in range(200_000):
+        y = y * 1.0 + 0.0
+    y.backward()
+    assert x.grad.item() == 1.0
+
+
+def test_engine_is_linear_in_graph_size():
+    """Every Function is popped once and every edge is walked once, whatever the sharing."""
+    x = Variable(np.array([1.0]))
+    layer = [x]
+    for _ in range(6):  # each level uses every node of the level below twice
+        layer = [a * 1.0 + b for a in layer for b in layer][:8]
+    out = layer[0]
+    for v in layer[1:]:
+        out = out + v
+    log = EventLog()
+    out.backward(recorder=log)
+    popped = log.visit_order()
+    assert len(popped) == len(set(popped)) == len(log.events[0].details["counts"])
+    sent = sum(1 for e in log.events if e.kind == "sent_gradient")
+    edges = sum(len(fn.previous_functions) for fn in popped)
+    assert sent == edges
+
+
+class ReturnsWrongShape(Function):
+    def forward(self, a, b):
+        return a + b
+
+    def backward(self, g):
+        return g, g  # forgets to sum over b's broadcast dimension
+
+
+def test_a_gradient_of_the_wrong_shape_is_an_error_naming_the_function():
+    a = Variable(np.ones((3, 4)))
+    b = Variable(np.ones(4))
+    out = ReturnsWrongShape()(a, b).sum()
+    with pytest.raises(vf.ShapeError, match=r"ReturnsWrongShape\(\).*input 1.*\(4,\)"):
+        out.backward()
+
+
+class ReturnsTooFew(Function):
+    def forward(self, a, b):
+        return a * b
+
+    def backward(self, g):
+        return g
+
+
+def test_a_backward_returning_too_few_gradients_is_an_error():
+    a, b = Variable(np.ones(2)), Variable(np.ones(2))
+    with pytest.raises(vf.VarfuncError, match="returned 1 gradient.*2 input"):
+        ReturnsTooFew()(a, b).sum().backward()
+
+
+class ReturnsNone(Function):
+    def forward(self, a):
+        return a * 2
+
+    def backward(self, g):
+        return None
+
+
+def test_none_for_an_input_that_requires_grad_is_an_error():
+    a = Variable(np.ones(2))
+    with pytest.raises(vf.ShapeError, match="returned None for input 0"):
+        ReturnsNone()(a).sum().backward()
+
+
+def test_none_is_fine_for_an_input_that_needs_no_grad():
+    a = Variable(np.ones(2), requires_grad=False)
+    w = Variable(np.ones(2))
+    out = (ReturnsNone()(a) * w).sum()
+    out.backward()
+    assert w.grad.tolist() == [2.0, 2.0]

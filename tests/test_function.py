@@ -1,0 +1,244 @@
+"""Function: custom ops, the recorded graph, saved tensors, hooks, in-place ops and their errors."""
+
+import numpy as np
+import pytest
+
+import varfunc as vf
+from varfunc import Function, InplaceFunction, Variable
+
+
+class MyReLU(Function):
+    """The v0.1-era custom Function pattern."""
+
+    def forward(self, x):
+        self.save_for_backward(x)
+        return np.maximum(x, 0)
+
+    def backward(self, grad_output):
+        (x,) = self.saved_tensors
+        return grad_output * (x > 0)
+
+
+def test_custom_function_forward_backward_and_gradcheck():
+    x = Variable(np.array([-1.0, 0.5, 2.0]))
+    y = MyReLU()(x)
+    assert y.data.tolist() == [0.0, 0.5, 2.0] and isinstance(y.creator, MyReLU)
+    y.sum().backward()
+    assert x.grad.tolist() == [0.0, 1.0, 1.0]
+    assert vf.gradcheck(lambda v: MyReLU()(v), (Variable(np.array([-1.0, 0.5, 2.0])),))
+
+
+def test_forward_records_the_graph_as_v013():
+    a = Variable(np.ones(2))
+    b = Variable(np.ones(2), requires_grad=False)
+    fn = vf.functions.Mul()
+    out = fn(a, b)
+    assert fn.previous_functions == [(a.creator, id(a)), (b.creator, id(b))]
+    assert fn.output_ids == {id(out): 0}
+    assert fn.needs_input_grad == (True, False) and fn.requires_grad
+    assert fn.input_shapes == ((2,), (2,))
+
+
+def test_inputs_must_be_variables():
+    with pytest.raises(vf.DTypeError, match=r"Mul: every input must be a Variable.*input 1: ndarray"):
+        vf.functions.Mul()(Variable(np.ones(2)), np.ones(2))
+
+
+def test_outputs_never_share_memory_with_inputs():
+    x = Variable(np.arange(6.0))
+    views = [x.view(2, 3), x[1:3], x.view(6).squeeze(), x.unsqueeze(0)]
+    for v in views:
+        assert not np.shares_memory(v.data, x.data)
+
+
+class SavesAnIntermediate(Function):
+    def forward(self, x):
+        tmp = x * 2
+        self.save_for_backward(tmp)
+        return x + 1
+
+    def backward(self, g):
+        return g
+
+
+def test_saving_something_that_is_neither_input_nor_output_is_a_clear_error():
+    with pytest.raises(vf.VarfuncError, match="neither an input nor an output.*attributes"):
+        SavesAnIntermediate()(Variable(np.ones(2)))
+
+
+class TwoOutputs(Function):
+    def forward(self, x):
+        values = x * 2
+        indices = np.arange(x.size)
+        self.mark_non_differentiable(indices)
+        return values, indices
+
+    def backward(self, g_values, g_indices):
+        assert g_indices is None  # nothing can send a gradient to a non-differentiable output
+        return g_values * 2
+
+
+def test_multiple_outputs_and_non_differentiable_outputs():
+    x = Variable(np.array([1.0, 2.0]))
+    values, indices = TwoOutputs()(x)
+    assert values.requires_grad and not indices.requires_grad
+    assert values.creator is indices.creator
+    assert values.creator.output_ids == {id(values): 0, id(indices): 1}
+    (values * indices.data).sum().backward()
+    assert x.grad.tolist() == [0.0, 2.0]
+
+
+def test_hooks_as_in_v013_test_hooks():
+    x = Variable(np.ones((5, 5)))
+    y = Variable(np.ones((5, 5)) * 4)
+    counter = [0]
+
+    def bw_hook(inc, grad):
+        assert isinstance(grad, np.ndarray)
+        counter[0] += inc
+
+    z = x * x + x * 2 + x * y + y
+    z.register_hook("test", lambda *args: bw_hook(1, *args))
+    z.backward(np.ones((5, 5)))
+    assert counter[0] == 1
+    z.register_hook("test2", lambda *args: bw_hook(2, *args))
+    z.backward(np.ones((5, 5)))
+    assert counter[0] == 4
+    z.remove_hook("test2")
+    z.backward(np.ones((5, 5)))
+    assert counter[0] == 5
+
+
+def test_leaf_hooks_see_the_summed_gradient_once():
+    x = Variable(np.array([1.0]))
+    seen = []
+    x.register_hook("record", lambda g: seen.append(g.copy()))
+    (x * 2 + x * 3).backward()
+    assert [g.tolist() for g in seen] == [[5.0]]
+
+
+def test_a_hook_may_return_a_replacement_gradient():
+    x = Variable(np.array([1.0, 2.0]))
+    h = x * 3
+    h.register_hook("double", lambda g: g * 2)
+    h.sum().backward()
+    assert x.grad.tolist() == [6.0, 6.0]
+
+
+def test_a_replacement_of_the_wrong_shape_is_an_error():
+    x = Variable(np.array([1.0, 2.0]))
+    h = x * 3
+    h.register_hook("bad", lambda g: g.sum())
+    with pytest.raises(vf.ShapeError, match="hook"):
+        h.sum().backward()
+
+
+def test_function_hooks_get_grad_input_and_grad_output():
+    a, b = Variable(np.array([2.0])), Variable(np.array([5.0]))
+    out = a * b
+    seen = {}
+    out.creator.register_hook("both", lambda gi, go: seen.update(gi=gi, go=go))
+    out.backward()
+    assert [g.tolist() for g in seen["gi"]] == [[5.0], [2.0]] and seen["go"][0].tolist() == [1.0]
+
+
+def test_hook_name_errors():
+    x = Variable(np.ones(1))
+    x.register_hook("h", lambda g: None)
+    with pytest.raises(vf.VarfuncError, match="already registered"):
+        x.register_hook("h", lambda g: None)
+    with pytest.raises(vf.VarfuncError, match="no hook named 'nope'"):
+        x.remove_hook("nope")
+    with pytest.raises(vf.BackwardError, match="doesn't require grad"):
+        Variable(np.ones(1), requires_grad=False).register_hook("h", print)
+    with pytest.raises(vf.BackwardError, match="volatile"):
+        Variable(np.ones(1), volatile=True).register_hook("h", print)
+
+
+def test_in_place_ops_return_the_same_variable_and_keep_gradients_right():
+    x = Variable(np.array([1.0, 2.0]))
+    y = x * 2
+    z = y.add_(1)
+    assert z is y and y.data.tolist() == [3.0, 5.0]
+    y.mul_(3).neg_()
+    y.sum().backward()
+    assert x.grad.tolist() == [-6.0, -6.0]
+
+
+def test_in_place_on_a_leaf_that_requires_grad_is_refused_before_changing_it():
+    x = Variable(np.array([1.0, 2.0]))
+    with pytest.raises(vf.InplaceError, match="leaf Variable that requires grad"):
+        x.add_(1)
+    assert x.data.tolist() == [1.0, 2.0] and x._version[0] == 0
+
+
+def test_in_place_on_a_leaf_that_needs_no_grad_is_allowed_and_stays_a_leaf():
+    c = Variable(np.array([1.0, 2.0]), requires_grad=False)
+    c.add_(1)
+    assert c.data.tolist() == [2.0, 3.0] and isinstance(c.creator, vf.Leaf)
+
+
+def test_in_place_change_of_a_saved_output_is_caught():
+    x = Variable(np.array([0.5]))
+    y = x * 1
+    e = y.exp()
+    e.add_(1)
+    with pytest.raises(vf.InplaceError, match=r"Exp\(\): saved tensor 0.*version 0, now 1"):
+        e.backward()
+
+
+def test_in_place_change_of_a_saved_input_is_caught():
+    x = Variable(np.array([0.5]))
+    w = Variable(np.array([2.0]))
+    h = x * 1
+    out = h * w
+    h.mul_(2)
+    with pytest.raises(vf.InplaceError, match="modified by an in-place operation"):
+        out.backward()
+
+
+def test_in_place_result_that_does_not_fit_is_refused():
+    y = Variable(np.ones(3)) * 1
+    with pytest.raises(vf.ShapeError, match=r"Add: .*\(2, 3\).*\(3,\)"):
+        vf.functions.Add(inplace=True)(y, Variable(np.ones((2, 3))))
+    assert y.data.tolist() == [1.0, 1.0, 1.0]
+
+
+def test_mul_and_div_in_place_take_numbers_only():
+    y = Variable(np.ones(2)) * 1
+    with pytest.raises(TypeError, match="mul_ only supports"):
+        y.mul_(Variable(np.ones(2)))
+    with pytest.raises(TypeError, match="div_ only supports"):
+        y.div_(Variable(np.ones(2)))
+
+
+@pytest.mark.parametrize("method", ["exp_", "tanh_", "sigmoid_", "neg_"])
+def test_in_place_pointwise_ops_match_the_out_of_place_ones(method):
+    data = np.array([-0.7, 0.2, 1.3])
+    x1, x2 = Variable(data.copy()), Variable(data.copy())
+    a = x1 * 1
+    getattr(a, method)()
+    b = getattr(x2 * 1, method.rstrip("_"))()
+    np.testing.assert_allclose(a.data, b.data)
+    (a * a).sum().backward()
+    (b * b).sum().backward()
+    np.testing.assert_allclose(x1.grad, x2.grad)
+
+
+class AddInPlace(InplaceFunction):
+    def forward(self, a, b):
+        self.mark_dirty(a)
+        a += b
+        return a
+
+    def backward(self, g):
+        return g, g
+
+
+def test_a_user_in_place_function_with_mark_dirty():
+    x = Variable(np.array([1.0]))
+    y = x * 1
+    out = AddInPlace(inplace=True)(y, x)
+    assert out is y and y.data.tolist() == [2.0]
+    y.backward()
+    assert x.grad.tolist() == [2.0]

@@ -1,0 +1,204 @@
+"""Variable: construction, requires_grad and volatile rules, grad, backward errors, repr, copying."""
+
+import copy
+
+import numpy as np
+import pytest
+
+import varfunc as vf
+from varfunc import Leaf, Variable
+
+
+@pytest.mark.parametrize(
+    "data, dtype",
+    [(3.5, np.float64), ([1.0, 2.0], np.float64), ([[1, 2]], np.int64), (np.float32(2), np.float32)],
+)
+def test_array_likes_and_scalars_become_arrays(data, dtype):
+    v = Variable(data)
+    assert isinstance(v.data, np.ndarray) and v.data.dtype == dtype
+    np.testing.assert_array_equal(v.data, np.asarray(data))
+
+
+def test_user_created_variables_have_a_leaf_creator():
+    x = Variable(np.ones(2))
+    assert isinstance(x.creator, Leaf) and x.creator.variable is x
+    assert x.creator.output_ids == {id(x): 0} and x.creator.previous_functions == []
+
+
+def test_float_data_requires_grad_by_default_as_in_v013():
+    assert Variable(np.ones(2)).requires_grad is True
+    assert Variable(np.ones(2), requires_grad=False).requires_grad is False
+
+
+@pytest.mark.parametrize("data", [np.arange(3), np.array([True, False]), np.arange(3, dtype=np.uint8)])
+def test_integer_and_boolean_data_need_no_grad_by_default(data):
+    v = Variable(data)
+    assert v.requires_grad is False and v.grad is None
+
+
+def test_integer_data_with_explicit_requires_grad_is_a_clear_error():
+    with pytest.raises(vf.DTypeError, match=r"int64 data cannot require grad.*astype"):
+        Variable(np.arange(3), requires_grad=True)
+
+
+@pytest.mark.parametrize("data", [np.array(["a"]), np.array([1 + 2j]), {"a": 1}])
+def test_non_numeric_data_is_a_clear_error(data):
+    with pytest.raises(vf.DTypeError, match="Variable"):
+        Variable(data)
+
+
+def test_a_variable_is_not_wrapped_twice():
+    with pytest.raises(vf.DTypeError, match=r"\.data"):
+        Variable(Variable(np.ones(1)))
+
+
+def test_requires_grad_can_be_set_on_leaves_only():
+    x = Variable(np.ones(2), requires_grad=False)
+    x.requires_grad = True
+    assert (x * 2).requires_grad
+    with pytest.raises(vf.BackwardError, match="only be set on Variables you created"):
+        (x * 2).requires_grad = False
+    with pytest.raises(vf.DTypeError):
+        Variable(np.arange(2)).requires_grad = True
+
+
+def test_requires_grad_spreads_to_outputs():
+    a = Variable(np.ones(2), requires_grad=False)
+    b = Variable(np.ones(2))
+    assert not (a * 2).requires_grad
+    assert (a * b).requires_grad
+    assert (a * b).creator.needs_input_grad == (False, True)
+
+
+def test_volatile_spreads_and_records_no_graph():
+    v = Variable(np.ones(2), volatile=True)
+    w = Variable(np.ones(2))
+    out = (v * w).exp()
+    assert out.volatile and out.creator is None and not out.requires_grad
+    assert v.creator is None and not v.requires_grad and v.grad is None
+    with pytest.raises(vf.BackwardError, match="volatile"):
+        out.sum().backward()
+
+
+def test_grad_is_lazy_zeros_with_the_data_shape_and_dtype():
+    x = Variable(np.ones((2, 3), dtype=np.float32))
+    assert x._grad is None
+    assert x.grad.shape == (2, 3) and x.grad.dtype == np.float32 and not x.grad.any()
+
+
+def test_only_leaves_get_their_grad_filled():
+    x = Variable(np.array([1.0, 2.0]))
+    h = x * 3
+    h.sum().backward()
+    assert x.grad.tolist() == [3.0, 3.0]
+    assert not h.grad.any()
+
+
+def test_backward_twice_accumulates_into_leaves():
+    x = Variable(np.array([1.0, 2.0]))
+    loss = (x * x).sum()
+    loss.backward()
+    loss.backward()
+    assert x.grad.tolist() == [4.0, 8.0]
+    x.grad = None
+    loss.backward()
+    assert x.grad.tolist() == [2.0, 4.0]
+
+
+def test_backward_on_a_variable_that_needs_no_grad_is_an_error():
+    with pytest.raises(vf.BackwardError, match="doesn't require grad"):
+        (Variable(np.ones(1), requires_grad=False) * 2).backward()
+
+
+def test_backward_on_a_non_scalar_needs_a_gradient():
+    x = Variable(np.ones(3))
+    with pytest.raises(vf.BackwardError, match=r"scalar.*shape \(3,\)"):
+        (x * 2).backward()
+    (x * 2).backward(np.array([1.0, 2.0, 3.0]))
+    assert x.grad.tolist() == [2.0, 4.0, 6.0]
+
+
+def test_a_gradient_of_the_wrong_shape_is_rejected_before_anything_runs():
+    x = Variable(np.ones(3))
+    with pytest.raises(vf.ShapeError, match=r"\(2,\).*\(3,\)"):
+        (x * 2).backward(np.ones(2))
+    assert x._grad is None
+
+
+def test_backward_on_a_leaf_accumulates_the_seed():
+    x = Variable(np.array([2.0, 3.0]))
+    x.backward(np.array([1.0, 0.5]))
+    assert x.grad.tolist() == [1.0, 0.5]
+
+
+def test_repr_is_readable_and_has_no_address():
+    x = Variable(np.array([1.0, 2.0]))
+    text = repr(x * 2)
+    assert text.startswith("Variable containing:\n[2. 4.]")
+    assert "float64 of size (2,) on cpu" in text and "creator=MulConstant(2)" in text
+    assert "0x" not in text and "0x" not in repr(Variable(np.ones(1), volatile=True))
+
+
+def test_shape_helpers():
+    x = Variable(np.zeros((2, 3)))
+    assert x.size() == (2, 3) and x.size(1) == 3 and x.dim() == 2 and x.numel() == 6
+    assert len(x) == 2 and [row.shape for row in x] == [(3,), (3,)]
+    assert Variable(np.array([4.0])).item() == 4.0 and float(Variable(np.array(2.5))) == 2.5
+    with pytest.raises(vf.ShapeError, match="item"):
+        x.item()
+
+
+def test_assigning_data_counts_as_an_in_place_change():
+    w = Variable(np.array([1.0, 2.0]))
+    x = Variable(np.array([3.0, 4.0]), requires_grad=False)
+    h = w * 1
+    loss = (h * x).sum()
+    h.data -= 1  # changes what Mul saved for w's gradient
+    with pytest.raises(vf.InplaceError, match="modified by an in-place operation"):
+        loss.backward()
+
+
+def test_parameter_update_through_data_between_steps_is_fine():
+    w = Variable(np.array([1.0, 2.0]))
+    for _ in range(2):
+        loss = (w * w).sum()
+        loss.backward()
+        w.data -= 0.1 * w.grad
+        w.grad = None
+    np.testing.assert_allclose(w.data, np.array([1.0, 2.0]) * 0.8**2)
+
+
+def test_deepcopy_of_leaves_only():
+    x = Variable(np.array([1.0]))
+    (x * 2).backward()
+    clone = copy.deepcopy(x)
+    assert clone is not x and clone.data is not x.data and clone.grad.tolist() == [2.0]
+    assert clone.requires_grad and isinstance(clone.creator, Leaf) and clone.creator.variable is clone
+    with pytest.raises(vf.BackwardError, match="graph leaves"):
+        copy.deepcopy(x * 2)
+
+
+def test_item_assignment_is_refused_with_a_pointer():
+    x = Variable(np.zeros(3))
+    with pytest.raises(TypeError, match="item assignment"):
+        x[0] = 1.0
+
+
+def test_numpy_arrays_defer_to_variable_operators():
+    x = Variable(np.array([1.0, 2.0]))
+    out = np.array([3.0, 4.0]) * x
+    assert isinstance(out, Variable) and out.data.tolist() == [3.0, 8.0]
+    out.sum().backward()
+    assert x.grad.tolist() == [3.0, 4.0]
+
+
+def test_modern_aliases():
+    x = Variable(np.array([1.0]))
+    y = x * 2
+    assert x.grad_fn is None and x.is_leaf
+    assert y.grad_fn is y.creator and not y.is_leaf
+    assert y.grad_fn.next_functions == ((x.creator, 0),)
+    assert y.grad_fn.name() == "MulBackward0" and x.creator.name() == "AccumulateGrad"
+    const = Variable(np.array([1.0]), requires_grad=False)
+    assert (const * 2).is_leaf  # today's convention: no grad needed means leaf
+    assert (x * const).grad_fn.next_functions[1] == (None, 0)
