@@ -16,9 +16,13 @@ def gradcheck(fn: Callable, inputs: Any, eps: float = 1e-6, atol: float = 1e-5, 
     """True if fn's backward agrees with numerical differences; else a GradcheckError showing where."""
     variables = _float64_leaves(inputs)
     outputs = _differentiable(fn(*variables))
-    checked = [v for v in variables if v.requires_grad]
-    if not checked:
+    if not any(v.requires_grad for v in variables):
         raise ValueError("gradcheck: no input requires grad, so there is nothing to check")
+    if not outputs:
+        raise ValueError(
+            "gradcheck: no output of fn requires grad; fn must compute its outputs from the inputs "
+            "with Variable operations"
+        )
     mismatches = []
     for i, variable in enumerate(variables):
         if not variable.requires_grad:

@@ -8,7 +8,7 @@ from typing import Any
 from ..backend import get_array_module
 from ..errors import InplaceError
 from ..function import Function, InplaceFunction
-from .utils import sum_to_shape
+from .utils import broadcast_error, sum_to_shape
 
 
 class Add(InplaceFunction):
@@ -19,7 +19,10 @@ class Add(InplaceFunction):
             self.mark_dirty(a)
             a += b
             return a
-        return a + b
+        try:
+            return a + b
+        except ValueError:
+            raise broadcast_error("add", a, b) from None
 
     def backward(self, grad_output):
         shape_a, shape_b = self.input_shapes
@@ -35,7 +38,10 @@ class Sub(InplaceFunction):
             self.mark_dirty(a)
             a -= b
             return a
-        return a - b
+        try:
+            return a - b
+        except ValueError:
+            raise broadcast_error("sub", a, b) from None
 
     def backward(self, grad_output):
         shape_a, shape_b = self.input_shapes
@@ -47,7 +53,10 @@ class Mul(Function):
 
     def forward(self, a, b):
         self.save_for_backward(a, b)
-        return a * b
+        try:
+            return a * b
+        except ValueError:
+            raise broadcast_error("mul", a, b) from None
 
     def backward(self, grad_output):
         a, b = self.saved_tensors
@@ -61,7 +70,10 @@ class Div(Function):
 
     def forward(self, a, b):
         self.save_for_backward(a, b)
-        return a / b
+        try:
+            return a / b
+        except ValueError:
+            raise broadcast_error("div", a, b) from None
 
     def backward(self, grad_output):
         a, b = self.saved_tensors
@@ -74,7 +86,10 @@ class Pow(Function):
     """a ** b (elementwise)."""
 
     def forward(self, a, b):
-        result = a**b
+        try:
+            result = a**b
+        except ValueError:
+            raise broadcast_error("pow", a, b) from None
         self.save_for_backward(a, b, result)
         return result
 

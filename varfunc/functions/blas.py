@@ -48,7 +48,12 @@ class Matmul(Function):
             )
         _check_inner(name, a, b)
         self.save_for_backward(a, b)
-        return a @ b
+        try:
+            return a @ b
+        except ValueError:
+            raise ShapeError(
+                f"{name}: the batch dims of shapes {a.shape} and {b.shape} cannot be broadcast together"
+            ) from None
 
     def backward(self, grad_output):
         a, b = self.saved_tensors
@@ -56,11 +61,12 @@ class Matmul(Function):
         # Treat 1-D operands as a row (a) or a column (b), as matmul does, then undo that.
         a2 = a[None, :] if a.ndim == 1 else a
         b2 = b[:, None] if b.ndim == 1 else b
+        # Column first: for vector @ vector the gradient is 0-d and becomes (1, 1).
         g = grad_output
-        if a.ndim == 1:
-            g = xp.expand_dims(g, -2)
         if b.ndim == 1:
             g = xp.expand_dims(g, -1)
+        if a.ndim == 1:
+            g = xp.expand_dims(g, -2)
         grad_a = grad_b = None
         if self.needs_input_grad[0]:
             grad_a = sum_to_shape(g @ _swap(b2), a2.shape).reshape(a.shape)

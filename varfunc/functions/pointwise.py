@@ -6,7 +6,7 @@ from typing import Any
 
 from ..backend import get_array_module
 from ..function import Function, InplaceFunction
-from .utils import sum_to_shape
+from .utils import broadcast_error, sum_to_shape
 
 
 class _SavesInput(Function):
@@ -63,8 +63,9 @@ class Sigmoid(_SavesOutput):
     """1 / (1 + e^-a); d/da = y (1 - y)."""
 
     def apply(self, xp, a, out=None):
-        # 0.5 (1 + tanh(a/2)) equals the sigmoid and never overflows for large |a|.
-        result = xp.multiply(a, 0.5, out=out)
+        # 0.5 (1 + tanh(a/2)) equals the sigmoid and never overflows for large |a|. The steps below
+        # write into result, so it must be an array (a ufunc turns a 0-d input into a scalar).
+        result = xp.multiply(a, 0.5, out=xp.empty_like(a) if out is None else out)
         xp.tanh(result, out=result)
         result += 1
         result *= 0.5
@@ -265,7 +266,10 @@ class Cmax(Function):
     """Elementwise max(a, b); the gradient goes to a where a > b, else to b (ties go to b)."""
 
     def forward(self, a, b):
-        self.a_wins = a > b
+        try:
+            self.a_wins = a > b
+        except ValueError:
+            raise broadcast_error("cmax", a, b) from None
         return get_array_module(a).maximum(a, b)
 
     def backward(self, grad_output):
@@ -278,7 +282,10 @@ class Cmin(Function):
     """Elementwise min(a, b); the gradient goes to a where a < b, else to b (ties go to b)."""
 
     def forward(self, a, b):
-        self.a_wins = a < b
+        try:
+            self.a_wins = a < b
+        except ValueError:
+            raise broadcast_error("cmin", a, b) from None
         return get_array_module(a).minimum(a, b)
 
     def backward(self, grad_output):

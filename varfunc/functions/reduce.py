@@ -69,7 +69,8 @@ class _SelectionFunction(Function):
             raise ShapeError(f"{name}: cannot select from an empty Variable of shape {a.shape}")
         if self.dim is None:
             self.flat_index = int(self.select_index(xp, a.reshape(-1), 0))
-            return a.reshape(-1)[self.flat_index]
+            value = a.reshape(-1)[self.flat_index]
+            return value.reshape((1,) * a.ndim) if self.keepdim else value
         self.axis = check_dim(name, self.dim, a.ndim)
         indices = xp.expand_dims(self.select_index(xp, a, self.axis), self.axis)
         values = xp.take_along_axis(a, indices, axis=self.axis)
@@ -84,7 +85,7 @@ class _SelectionFunction(Function):
         xp = get_array_module(grad_output)
         grad = xp.zeros(shape, dtype=grad_output.dtype)
         if self.dim is None:
-            grad.reshape(-1)[self.flat_index] = grad_output
+            grad.reshape(-1)[self.flat_index] = grad_output.reshape(())
             return grad
         indices, values = self.indices, grad_output
         if not self.keepdim:

@@ -20,6 +20,14 @@ def sum_to_shape(grad: Any, shape: tuple) -> Any:
     return grad.reshape(shape)
 
 
+def broadcast_error(op: str, a: Any, b: Any) -> ShapeError:
+    """The error for two operands whose shapes do not broadcast (raise it from the ValueError)."""
+    return ShapeError(
+        f"{op}: shapes {a.shape} and {b.shape} cannot be broadcast together; each pair of trailing "
+        "dims must be equal or one of them 1 (use view or unsqueeze to line them up)"
+    )
+
+
 def normalize_dims(op: str, dim: Any, ndim: int) -> tuple:
     """dim (an int, a tuple of ints, or None for all) as a sorted tuple of non-negative axes."""
     if dim is None:

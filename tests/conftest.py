@@ -1,0 +1,23 @@
+"""Shared test set-up: the Hypothesis profile and a seeded random generator."""
+
+import os
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, settings
+
+# "ci" (the default): no deadline (timings vary on shared 2-core machines) and few examples, so the
+# whole suite stays fast. HYPOTHESIS_PROFILE=thorough runs many more.
+settings.register_profile(
+    "ci", deadline=None, max_examples=25, suppress_health_check=[HealthCheck.too_slow], print_blob=True
+)
+settings.register_profile(
+    "thorough", deadline=None, max_examples=500, suppress_health_check=[HealthCheck.too_slow]
+)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+
+
+@pytest.fixture
+def rng():
+    """A NumPy Generator with a fixed seed: the same data on every run."""
+    return np.random.default_rng(20160916)
