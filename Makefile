@@ -12,7 +12,7 @@ STAMP := $(VENV)/.installed-$(subst $(comma),-,$(EXTRAS))
 $(foreach t,test lab,$(if $(filter $(t),$(MAKECMDGOALS)),$(if $(filter $(t),$(subst $(comma), ,$(EXTRAS))),,\
   $(error make $(t) needs EXTRAS to include $(t)))))
 
-.PHONY: install test lab bench lint clean
+.PHONY: install test lab bench figures lint clean
 
 # install: create the venv and install the package editable with $(EXTRAS)
 install: $(STAMP)
@@ -42,6 +42,10 @@ lab: $(STAMP)
 # bench: run the side-by-side timing scripts
 bench: $(STAMP)
 	$(PY) -m benchmarks.run
+
+# figures: regenerate the README's pictures (needs dot or pygraphviz, from the lab extra)
+figures: $(STAMP)
+	$(PY) figures/make_figures.py
 
 # lint: ruff over the package, tests and benchmarks
 lint: $(STAMP)

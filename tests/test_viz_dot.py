@@ -1,0 +1,169 @@
+"""varfunc.viz drawing: exact DOT text for small graphs, determinism, reused intermediates, summaries."""
+
+import re
+
+import numpy as np
+
+import varfunc as vf
+from varfunc.viz import draw
+
+HEADER = (
+    "digraph varfunc {\n"
+    "\tgraph [nodesep=0.25 rankdir=TB ranksep=0.3]\n"
+    "\tnode [fontname=monospace fontsize=10 height=0.3 shape=box style=filled]\n"
+    "\tedge [arrowsize=0.7 fontname=monospace fontsize=9]\n"
+)
+
+
+def small():
+    """x reused: y = x * 2, z = y + x, loss = z.sum(). Post-order: Leaf#0, MulConstant#1, Add#2, Sum#3."""
+    x = vf.Variable(np.array([1.0, 2.0]))
+    loss = (x * 2 + x).sum()
+    return x, loss
+
+
+def test_v01_dot_text_exact():
+    x, loss = small()
+    got = draw(loss, params={"x": x, "loss": loss}, show_shapes=True).source
+    assert got == HEADER + (
+        '\tf0 [label="Leaf#0" fillcolor=lightgrey]\n'
+        '\tv0 [label="x\\n(2,)" fillcolor=lightblue shape=ellipse]\n'
+        '\tf1 [label="MulConstant#1\\n(2)" fillcolor=lightgrey]\n'
+        '\tv1 [label="Variable\\n(2,)" fillcolor=white shape=ellipse]\n'
+        '\tf2 [label="Add#2" fillcolor=lightgrey]\n'
+        '\tv2 [label="Variable\\n(2,)" fillcolor=white shape=ellipse]\n'
+        '\tf3 [label="Sum#3" fillcolor=lightgrey]\n'
+        '\tv3 [label="loss\\n()" fillcolor=darkolivegreen1 shape=ellipse]\n'
+        "\tf0 -> v0\n"
+        "\tv0 -> f1\n"
+        "\tf1 -> v1\n"
+        "\tv1 -> f2\n"
+        "\tv0 -> f2\n"
+        "\tf2 -> v2\n"
+        "\tv2 -> f3\n"
+        "\tf3 -> v3\n"
+        "}\n"
+    )
+
+
+def test_modern_dot_text_exact_skips_constant_leaf():
+    """loss = (x * c).sum() with c a constant: AccumulateGrad only for x; next_functions skip c."""
+    x = vf.Variable(np.array([1.0, 2.0]))
+    c = vf.Variable(np.array([3.0, 4.0]), requires_grad=False)
+    loss = (x * c).sum()  # Leaf x #0, Leaf c #1, Mul #2, Sum #3
+    got = draw(loss, style="modern", params={"x": x}).source
+    assert got == HEADER + (
+        '\tv0 [label="x" fillcolor=lightblue]\n'
+        '\tf0 [label="AccumulateGrad#0" fillcolor=lightgrey]\n'
+        '\tf2 [label="MulBackward0#2" fillcolor=lightgrey]\n'
+        '\tf3 [label="SumBackward0#3" fillcolor=lightgrey]\n'
+        '\tv3 [label="output" fillcolor=darkolivegreen1]\n'
+        "\tv0 -> f0\n"
+        "\tf0 -> f2\n"
+        "\tf2 -> f3\n"
+        "\tf3 -> v3\n"
+        "}\n"
+    )
+    v01 = draw(loss, params={"x": x, "c": c}).source
+    assert '\tv1 [label="c" fillcolor=white shape=ellipse style="filled,dashed"]\n' in v01
+    assert "\tv1 -> f2 [color=grey style=dashed]\n" in v01  # needs_input_grad is False
+
+
+def test_same_code_same_text_and_no_ids():
+    first = [draw(small()[1], style=s, show_shapes=True).source for s in ("v0.1", "modern")]
+    second = [draw(small()[1], style=s, show_shapes=True).source for s in ("v0.1", "modern")]
+    assert first == second
+    assert not re.search(r"\d{7,}", first[0] + first[1])  # nothing that looks like an id()
+
+
+def test_reused_intermediate_drawn_once_with_one_edge_per_use():
+    a = vf.Variable(1.0)
+    b = a + a  # Add#1, both inputs from Leaf#0
+    c = b + b  # Add#2, both inputs from b
+    v01 = draw(c, params={"a": a, "b": b}).source
+    assert v01.count("\tv1 [") == 1 and v01.count('label="b"') == 1
+    assert v01.count("\tv1 -> f2\n") == 2
+    assert v01.count("\tv0 -> f1\n") == 2
+    modern = draw(c, style="modern").source
+    assert modern.count("\tf1 -> f2\n") == 2 and modern.count("\tf0 -> f1\n") == 2
+
+
+def walk_functions(root):
+    """An independent walk: every Function reachable through previous_functions, by identity."""
+    seen, todo = [], [root.creator]
+    while todo:
+        fn = todo.pop()
+        if any(fn is s for s in seen):
+            continue
+        seen.append(fn)
+        todo.extend(prev for prev, _ in fn.previous_functions)
+    return seen
+
+
+def test_every_function_and_leaf_appears_once():
+    rng = np.random.default_rng(0)
+    x = vf.Variable(rng.normal(size=(3, 2)))
+    w = vf.Variable(rng.normal(size=(2, 4)))
+    h = x.mm(w).tanh()
+    loss = (h * h + h.exp()).sum() + (x * 3).sum()
+    functions = walk_functions(loss)
+    for style in ("v0.1", "modern"):
+        source = draw(loss, style=style).source
+        nodes = re.findall(r"^\tf(\d+) \[", source, flags=re.M)
+        assert sorted(map(int, nodes)) == list(range(len(functions)))  # each number exactly once
+        assert len(set(nodes)) == len(nodes)
+    leaves = [fn for fn in functions if isinstance(fn, vf.Leaf)]
+    assert draw(loss).source.count('label="Leaf#') == len(leaves) == 2
+
+
+def test_values_grads_saved_and_legend():
+    x = vf.Variable(np.array([1.0, 2.0]))
+    w = vf.Variable(np.array([3.0, -1.0]))
+    loss = (x * w).sum()  # Mul saves both inputs
+    loss.backward()
+    source = draw(
+        loss, params={"x": x, "w": w}, show_values=True, show_grads=True, show_saved=True, legend=True
+    ).source
+    assert '\tv0 [label="x\\ndata [1, 2]\\ngrad [3, -1]" fillcolor=lightblue shape=ellipse]\n' in source
+    assert '\tv1 [label="w\\ndata [3, -1]\\ngrad [1, 2]" fillcolor=lightblue shape=ellipse]\n' in source
+    assert '\ts2_0 [label="saved 0\\n(2,)\\n[1, 2]" fillcolor=orange]\n' in source
+    assert "\ts2_1 -> f2 [arrowhead=none style=dotted]\n" in source
+    assert (
+        "subgraph cluster_legend" in source
+        and 'legend_saved [label="saved tensor" fillcolor=orange]' in source
+    )
+
+
+def test_summary_text():
+    x, loss = small()
+    picture = draw(loss, params={"x": x, "loss": loss})
+    assert (
+        str(picture)
+        == picture.summary()
+        == (
+            "graph of loss (v0.1 names): 3 Functions, 1 leaf\n"
+            "  Sum#3          <- Add#2\n"
+            "  Add#2          <- MulConstant#1, x\n"
+            "  MulConstant#1  <- x\n"
+            "  x              Leaf, shape (2,), requires grad"
+        )
+    )
+    modern = draw(loss, style="modern", params={"x": x, "loss": loss}).summary()
+    assert modern.splitlines()[1] == "  SumBackward0#3  <- AddBackward0#2"
+
+
+def test_several_outputs_share_one_graph():
+    x = vf.Variable(np.array([1.0, 2.0]))
+    h = x * 2
+    p, q = h.sum(), (h * h).sum()
+    source = draw([p, q], params={"p": p, "q": q}).source
+    assert source.count("\tf1 [") == 1  # h's MulConstant drawn once
+    assert 'label="p" fillcolor=darkolivegreen1' in source and 'label="q" fillcolor=darkolivegreen1' in source
+
+
+def test_draw_does_not_change_the_graph():
+    x, loss = small()
+    before = [(fn.previous_functions, fn.output_ids) for fn in walk_functions(loss)]
+    draw(loss, show_saved=True, show_shapes=True)
+    draw(loss, style="modern", legend=True)
+    assert [(fn.previous_functions, fn.output_ids) for fn in walk_functions(loss)] == before

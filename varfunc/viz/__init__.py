@@ -1,0 +1,33 @@
+"""varfunc.viz: see the graph and watch the engine.
+
+``draw(loss)`` draws the graph (``style="v0.1"`` or ``"modern"``), ``trace(loss)`` runs backward
+while recording the engine and returns a Recording (text log, one frame per event, ``.stepper()``,
+GIF/SVG/PNG export), ``compare_orders(...)`` replays one graph under four orderings. Reads the graph,
+never changes it; needs only NumPy to import (Graphviz, ipywidgets and Pillow are used when present).
+"""
+
+from .dot import COLORS, DotOptions, build_dot
+from .drawing import draw
+from .graph import GraphView
+from .orders import ORDERINGS, compare_orders, naive_recursive_backward, replay_order
+from .render import Picture, RendererUnavailable, available_renderers, render
+from .replay import Frame, Recording, trace
+
+__all__ = [
+    "COLORS",
+    "ORDERINGS",
+    "DotOptions",
+    "Frame",
+    "GraphView",
+    "Picture",
+    "Recording",
+    "RendererUnavailable",
+    "available_renderers",
+    "build_dot",
+    "compare_orders",
+    "draw",
+    "naive_recursive_backward",
+    "render",
+    "replay_order",
+    "trace",
+]

@@ -1,0 +1,293 @@
+"""DOT text for a graph, in two styles, with torchviz's colours; written by hand, so no package is needed.
+
+``style="v0.1"``: what a v0.1.x user had: Variables (ellipses) made by their ``creator`` Function
+(boxes), a ``Leaf`` Function at every user-created Variable, one edge per entry of
+``previous_functions`` (dashed where ``needs_input_grad`` is False). ``style="modern"``: what
+``torchviz`` draws today: ``grad_fn`` nodes named as PyTorch names them (``MulBackward0``), an
+``AccumulateGrad`` below every leaf that requires grad, one edge per entry of ``next_functions``.
+
+Ids: Function k is ``f{k}``, its output j is ``v{k}`` (``v{k}_{j}`` for multi-output Functions),
+saved tensor i of Function k is ``s{k}_{i}``; k is the post-order number from ``GraphView``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from .fmt import array_text
+from .graph import GraphView
+
+STYLES = ("v0.1", "modern")
+
+# torchviz's vocabulary, plus the colours of the engine replay.
+COLORS = {
+    "function": "lightgrey",
+    "leaf": "lightblue",  # a leaf that requires grad
+    "constant": "white",  # a leaf that does not require grad
+    "variable": "white",  # an intermediate Variable (v0.1 style)
+    "saved": "orange",
+    "output": "darkolivegreen1",
+    "current": "gold",
+    "ready": "palegreen",
+    "waiting": "khaki",
+    "done": "grey92",
+}
+
+LEGEND = (
+    ("function", "Function"),
+    ("leaf", "leaf, requires grad"),
+    ("constant", "leaf, no grad"),
+    ("saved", "saved tensor"),
+    ("output", "output"),
+)
+REPLAY_LEGEND = (
+    ("current", "current step"),
+    ("ready", "ready (pushed)"),
+    ("waiting", "waiting: buffer not full"),
+    ("done", "done"),
+)
+
+HEADER = (
+    "\tgraph [nodesep=0.25 rankdir=TB ranksep=0.3]\n"
+    "\tnode [fontname=monospace fontsize=10 height=0.3 shape=box style=filled]\n"
+    "\tedge [arrowsize=0.7 fontname=monospace fontsize=9]\n"
+)
+
+
+def quote(text: str) -> str:
+    """A DOT string literal; newlines become centred line breaks."""
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
+
+
+@dataclass
+class DotOptions:
+    style: str = "v0.1"
+    show_shapes: bool = False
+    show_values: bool = False
+    show_grads: bool = False
+    show_saved: bool = False
+    legend: bool = False
+
+
+@dataclass
+class Overlay:
+    """What an engine-replay frame adds to the picture (colours, extra label lines, a caption)."""
+
+    fill: dict = field(default_factory=dict)  # Function -> colour
+    function_lines: dict = field(default_factory=dict)  # Function -> [extra label lines]
+    variable_lines: dict = field(default_factory=dict)  # (Function, output_nr) -> [extra lines]
+    edge: tuple | None = None  # (source Function, target Function, input_nr) drawn in red
+    caption: str = ""
+    ready_title: str = ""
+    ready_lines: list = field(default_factory=list)
+
+
+def variable_id(view: GraphView, fn: Any, output_nr: int) -> str:
+    k = view.index[fn]
+    return f"v{k}" if len(fn.output_ids or ()) <= 1 else f"v{k}_{output_nr}"
+
+
+def _node(node_id: str, label: str, fill: str, **attrs: str) -> str:
+    extra = "".join(f" {key}={value}" for key, value in attrs.items())
+    return f"\t{node_id} [label={quote(label)} fillcolor={fill}{extra}]\n"
+
+
+class _Builder:
+    def __init__(self, view: GraphView, options: DotOptions, overlay: Overlay | None) -> None:
+        if options.style not in STYLES:
+            raise ValueError(f"style must be one of {STYLES}, got {options.style!r}")
+        self.view = view
+        self.o = options
+        self.overlay = overlay or Overlay()
+        self.nodes: list[str] = []
+        self.edges: list[str] = []
+
+    # --- labels ---------------------------------------------------------------------------------
+
+    def function_label(self, fn: Any) -> str:
+        lines = [self.view.label_name(fn, self.o.style)]
+        if self.o.style == "v0.1" and not self.view.is_leaf(fn) and fn.extra_repr():
+            lines.append(f"({fn.extra_repr()})")
+        lines += self.overlay.function_lines.get(fn, [])
+        return "\n".join(lines)
+
+    def variable_label(self, slot: tuple) -> str:
+        view = self.view
+        lines = [view.variable_label(slot)]
+        variable = view.known_variable(slot)
+        if self.o.show_shapes:
+            shape = view.variable_shape(slot)
+            if shape is not None:
+                lines.append(str(shape))
+        if variable is not None and self.o.show_values:
+            lines.append(f"data {array_text(variable.data)}")
+        if variable is not None and self.o.show_grads and view.is_leaf(slot[0]) and variable.requires_grad:
+            lines.append(f"grad {array_text(variable.grad)}")
+        lines += self.overlay.variable_lines.get(slot, [])
+        return "\n".join(lines)
+
+    def variable_fill(self, slot: tuple, is_root: bool) -> tuple[str, dict]:
+        fn = slot[0]
+        if is_root:
+            return COLORS["output"], {}
+        if self.view.is_leaf(fn):
+            if fn.requires_grad:
+                return COLORS["leaf"], {}
+            return COLORS["constant"], {"style": '"filled,dashed"'}
+        return COLORS["variable"], {}
+
+    def function_fill(self, fn: Any) -> str:
+        return self.overlay.fill.get(fn, COLORS["function"])
+
+    def edge(self, source: str, target: str, needed: bool = True, highlight: bool = False) -> None:
+        attrs = []
+        if not needed:
+            attrs.append("color=grey style=dashed")
+        if highlight:
+            attrs.append("color=red penwidth=2")
+        self.edges.append(f"\t{source} -> {target}" + (f" [{' '.join(attrs)}]" if attrs else "") + "\n")
+
+    def is_highlighted(self, edge: Any) -> bool:
+        target = self.overlay.edge
+        return target is not None and target == (edge.source, edge.target, edge.input_nr)
+
+    # --- the two styles ---------------------------------------------------------------------------
+
+    def saved(self, fn: Any) -> None:
+        if not self.o.show_saved or self.view.is_leaf(fn):
+            return
+        k = self.view.index[fn]
+        try:
+            tensors = fn.saved_tensors
+        except Exception:  # noqa: BLE001 - changed in place since forward: say so, never fail a picture
+            self.nodes.append(_node(f"s{k}", "saved tensors\nchanged in place", COLORS["saved"]))
+            self.edges.append(f"\ts{k} -> f{k} [arrowhead=none style=dotted]\n")
+            return
+        for i, tensor in enumerate(tensors):
+            lines = [f"saved {i}", "None" if tensor is None else str(tuple(tensor.shape))]
+            if tensor is not None and self.o.show_values:
+                lines.append(array_text(tensor))
+            self.nodes.append(_node(f"s{k}_{i}", "\n".join(lines), COLORS["saved"]))
+            self.edges.append(f"\ts{k}_{i} -> f{k} [arrowhead=none style=dotted]\n")
+
+    def build_v01(self) -> None:
+        view = self.view
+        roots = view.root_slots()
+        for fn in view.functions:
+            k = view.index[fn]
+            self.nodes.append(_node(f"f{k}", self.function_label(fn), self.function_fill(fn)))
+            used = sorted({e.output_nr for e in view.consumers(fn)} | {j for f, j in roots if f is fn})
+            for j in used:
+                slot = (fn, j)
+                fill, attrs = self.variable_fill(slot, slot in roots)
+                self.nodes.append(
+                    _node(variable_id(view, fn, j), self.variable_label(slot), fill, shape="ellipse", **attrs)
+                )
+            self.saved(fn)
+            for e in view.inputs[fn]:
+                self.edge(variable_id(view, e.source, e.output_nr), f"f{k}", e.needed, self.is_highlighted(e))
+            for j in used:
+                self.edge(f"f{k}", variable_id(view, fn, j))
+
+    def build_modern(self) -> None:
+        view = self.view
+        functions = view.modern_functions()
+        roots = view.root_slots()
+        for fn in functions:
+            k = view.index[fn]
+            if view.is_leaf(fn):
+                fill, attrs = self.variable_fill((fn, 0), (fn, 0) in roots)
+                self.nodes.append(_node(f"v{k}", self.variable_label((fn, 0)), fill, **attrs))
+                self.edge(f"v{k}", f"f{k}")
+            self.nodes.append(_node(f"f{k}", self.function_label(fn), self.function_fill(fn)))
+            self.saved(fn)
+            for e in view.inputs[fn]:
+                if e.needed:
+                    self.edge(f"f{view.index[e.source]}", f"f{k}", True, self.is_highlighted(e))
+            for slot in roots:
+                if slot[0] is fn and not view.is_leaf(fn):
+                    vid = variable_id(view, fn, slot[1])
+                    self.nodes.append(_node(vid, self.variable_label(slot), COLORS["output"]))
+                    self.edge(f"f{k}", vid)
+
+    def legend(self) -> str:
+        items = list(LEGEND) if self.o.legend else []
+        if self.overlay.caption or self.overlay.ready_title:
+            items += REPLAY_LEGEND
+        if not items:
+            return ""
+        lines = ["\tsubgraph cluster_legend {\n", "\t\tfontname=monospace fontsize=10 label=legend\n"]
+        for key, text in items:
+            attrs = {"style": '"filled,dashed"'} if key == "constant" else {}
+            lines.append("\t" + _node(f"legend_{key}", text, COLORS[key], **attrs))
+        lines.append("\t}\n")
+        return "".join(lines)
+
+    def replay_parts(self) -> str:
+        overlay = self.overlay
+        text = ""
+        if overlay.caption:
+            caption = quote(overlay.caption.strip())
+            text += f"\tgraph [fontname=monospace fontsize=11 label={caption} labelloc=t]\n"
+        if overlay.ready_title:
+            body = "\n".join([overlay.ready_title] + (overlay.ready_lines or ["(empty)"]))
+            text += f"\tready [label={quote(body)} fillcolor=white shape=note]\n"
+        return text
+
+    def build(self) -> str:
+        if self.o.style == "v0.1":
+            self.build_v01()
+        else:
+            self.build_modern()
+        # roots with no graph at all (volatile Variables): draw them alone
+        for i, root in enumerate(self.view.roots):
+            if self.view.slot_of(root) is None:
+                self.nodes.append(_node(f"r{i}", "volatile Variable", COLORS["output"]))
+        return (
+            "digraph varfunc {\n"
+            + HEADER
+            + self.replay_parts()
+            + "".join(self.nodes)
+            + "".join(self.edges)
+            + self.legend()
+            + "}\n"
+        )
+
+
+def build_dot(view: GraphView, options: DotOptions | None = None, overlay: Overlay | None = None) -> str:
+    """The DOT text of the graph in ``view``: same graph and options, same text, on every run."""
+    return _Builder(view, options or DotOptions(), overlay).build()
+
+
+def summary(view: GraphView, style: str = "v0.1") -> str:
+    """A plain-text description: one line per Function, output first, with its inputs."""
+    leaves = [fn for fn in view.functions if view.is_leaf(fn)]
+    functions = view.functions if style == "v0.1" else view.modern_functions()
+    names = {fn: view.name(fn, style) for fn in functions}
+    roots = ", ".join(view.variable_label(slot) for slot in view.root_slots()) or "a Variable without graph"
+    lines = [
+        f"graph of {roots} ({style} names): {len(view.functions) - len(leaves)} Functions, "
+        f"{len(leaves)} {'leaf' if len(leaves) == 1 else 'leaves'}"
+    ]
+    width = max((len(n) for n in names.values()), default=0)
+    for fn in reversed(functions):
+        if view.is_leaf(fn):
+            variable = fn.variable
+            shape = "freed" if variable is None else f"shape {tuple(variable.shape)}"
+            grad = "requires grad" if fn.requires_grad else "no grad"
+            kind = "AccumulateGrad of a leaf" if style == "modern" else "Leaf"
+            lines.append(f"  {names[fn]:<{width}}  {kind}, {shape}, {grad}")
+            continue
+        inputs = []
+        for e in view.inputs[fn]:
+            if style == "modern" and not e.needed:
+                continue
+            text = view.name(e.source, style)
+            if len(e.source.output_ids or ()) > 1:
+                text += f"[{e.output_nr}]"
+            if not e.needed:
+                text += " (no grad)"
+            inputs.append(text)
+        lines.append(f"  {names[fn]:<{width}}  <- {', '.join(inputs) if inputs else '(nothing)'}")
+    return "\n".join(lines)

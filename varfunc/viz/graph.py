@@ -1,0 +1,182 @@
+"""A read-only, deterministic view of a varfunc graph: Functions numbered in graph order, and names.
+
+The walk starts at the creators of the given Variables (in the order given) and follows
+``previous_functions`` depth first, inputs in order, without recursion (deep graphs are fine). A
+Function gets its number when all its inputs are numbered (post-order), so numbers grow in the
+direction of the forward pass: ``Leaf#0`` and ``MulConstant#1`` come before the ``Sum#3`` they feed.
+Numbers never come from ``id()``, so the same code gives the same numbers on every run.
+
+A Variable in the picture is one output slot of a Function: ``(creator, output index)``. The graph
+holds no reference to intermediate Variables (a Function keeps only their ids), so an intermediate
+is known by its slot, its shape (from the consumer's ``input_shapes``) and nothing else; the
+Variables given to ``GraphView`` (roots, ``params`` values) and the leaves (``Leaf.variable``) are
+known in full.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..leaf import Leaf
+
+
+def _as_list(var_or_vars: Any) -> list:
+    if isinstance(var_or_vars, (list, tuple)):
+        return list(var_or_vars)
+    return [var_or_vars]
+
+
+class Edge:
+    """One use of an input: ``source`` output ``output_nr`` is input ``input_nr`` of ``target``."""
+
+    __slots__ = ("source", "output_nr", "target", "input_nr", "needed")
+
+    def __init__(self, source: Any, output_nr: int, target: Any, input_nr: int, needed: bool) -> None:
+        self.source = source
+        self.output_nr = output_nr
+        self.target = target
+        self.input_nr = input_nr
+        self.needed = needed
+
+
+class GraphView:
+    """Functions of the graph behind ``roots`` in post-order, their input edges, and their names.
+
+    ``params`` maps names to Variables (leaves, intermediates or roots); a named leaf's Leaf is
+    called by that name in logs (``x``), unnamed ones ``Leaf#k``; other Functions ``Type#k``.
+    """
+
+    def __init__(self, roots: Any, params: dict | None = None) -> None:
+        self.roots = _as_list(roots)
+        self.params = dict(params or {})
+        self.functions: list = []  # post-order: every input before its consumers
+        self.index: dict = {}  # Function -> number
+        self.inputs: dict = {}  # Function -> [Edge per input, in input order]
+        self._walk()
+        self._consumers: dict = {}  # Function -> edges that read one of its outputs, in graph order
+        for fn in self.functions:
+            for edge in self.inputs[fn]:
+                self._consumers.setdefault(edge.source, []).append(edge)
+        self.variable_names: dict = {}  # (Function, output_nr) -> name from params
+        for name, variable in self.params.items():
+            slot = self.slot_of(variable)
+            if slot is not None and slot not in self.variable_names:
+                self.variable_names[slot] = name
+
+    # --- the walk -------------------------------------------------------------------------------
+
+    def _walk(self) -> None:
+        visited = set()
+        for root in self.roots:
+            start = getattr(root, "creator", None)
+            if start is None or start in visited:
+                continue
+            visited.add(start)
+            stack = [(start, iter(self._edges(start)))]
+            while stack:
+                fn, pending = stack[-1]
+                for edge in pending:
+                    if edge.source not in visited:
+                        visited.add(edge.source)
+                        stack.append((edge.source, iter(self._edges(edge.source))))
+                        break
+                else:
+                    stack.pop()
+                    self.index[fn] = len(self.functions)
+                    self.functions.append(fn)
+
+    def _edges(self, fn: Any) -> list:
+        edges = self.inputs.get(fn)
+        if edges is None:
+            edges = []
+            needs = fn.needs_input_grad or ()
+            for input_nr, ((prev_fn, arg_id), needed) in enumerate(zip(fn.previous_functions or (), needs)):
+                edges.append(Edge(prev_fn, prev_fn.output_ids[arg_id], fn, input_nr, bool(needed)))
+            self.inputs[fn] = edges
+        return edges
+
+    # --- questions about the graph ------------------------------------------------------------
+
+    @staticmethod
+    def is_leaf(fn: Any) -> bool:
+        return isinstance(fn, Leaf)
+
+    def slot_of(self, variable: Any) -> tuple | None:
+        """(creator, output index) of a Variable of this graph, or None."""
+        creator = getattr(variable, "creator", None)
+        if creator is None or creator not in self.index:
+            return None
+        return creator, creator.output_ids[id(variable)]
+
+    def known_variable(self, slot: tuple) -> Any:
+        """The Variable object for a slot when the graph can reach it (leaf, root, params), else None."""
+        fn, output_nr = slot
+        if self.is_leaf(fn):
+            return fn.variable
+        for variable in list(self.params.values()) + self.roots:
+            if self.slot_of(variable) == slot:
+                return variable
+        return None
+
+    def root_slots(self) -> list:
+        slots = []
+        for root in self.roots:
+            slot = self.slot_of(root)
+            if slot is not None and slot not in slots:
+                slots.append(slot)
+        return slots
+
+    def consumers(self, fn: Any) -> list:
+        """Edges that read an output of fn, in graph order."""
+        return list(self._consumers.get(fn, ()))
+
+    def modern_functions(self) -> list:
+        """The Functions a modern walk over ``next_functions`` reaches (edges that need a gradient)."""
+        reached = set()
+        todo = []
+        for slot in self.root_slots():
+            fn = slot[0]
+            if fn.requires_grad and fn not in reached:
+                reached.add(fn)
+                todo.append(fn)
+        while todo:
+            fn = todo.pop()
+            for edge in self.inputs[fn]:
+                if edge.needed and edge.source not in reached:
+                    reached.add(edge.source)
+                    todo.append(edge.source)
+        return [fn for fn in self.functions if fn in reached]
+
+    # --- names ----------------------------------------------------------------------------------
+
+    def type_name(self, fn: Any, style: str = "v0.1") -> str:
+        return fn.name() if style == "modern" else type(fn).__name__
+
+    def label_name(self, fn: Any, style: str = "v0.1") -> str:
+        """``Type#k`` always (the node label in pictures), ``Leaf#0`` even for a named leaf."""
+        return f"{self.type_name(fn, style)}#{self.index.get(fn, '?')}"
+
+    def name(self, fn: Any, style: str = "v0.1") -> str:
+        """``MulConstant#1`` (``MulBackward0#1`` in modern style); a named leaf's Leaf is its name."""
+        if self.is_leaf(fn):
+            named = self.variable_names.get((fn, 0))
+            if named is not None:
+                return named
+        return self.label_name(fn, style)
+
+    def variable_label(self, slot: tuple) -> str:
+        """The name from params, else ``output`` for a root and ``Variable`` for the others."""
+        named = self.variable_names.get(slot)
+        if named is not None:
+            return named
+        return "output" if slot in self.root_slots() else "Variable"
+
+    def variable_shape(self, slot: tuple) -> tuple | None:
+        variable = self.known_variable(slot)
+        if variable is not None:
+            return tuple(variable.shape)
+        fn, output_nr = slot
+        for edge in self.consumers(fn):
+            if edge.output_nr == output_nr:
+                return tuple(edge.target.input_shapes[edge.input_nr])
+        return None
