@@ -42,6 +42,7 @@ lab: $(STAMP)
 # bench: run the side-by-side timing scripts
 bench: $(STAMP)
 	$(PY) -m benchmarks.run
+	$(PY) -m benchmarks.training
 
 # figures: regenerate the README's pictures (needs dot or pygraphviz, from the lab extra)
 figures: $(STAMP)

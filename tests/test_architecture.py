@@ -18,7 +18,7 @@ CORE = {
     "methods",
     "modern",
 }
-OUTER = {"viz", "nn", "optim", "data", "grading"}
+OUTER = {"viz", "nn", "optim", "data", "grading", "train"}
 
 
 def module_name(path: Path) -> str:

@@ -1,0 +1,252 @@
+"""varfunc.optim: SGD and Adam step for step against torch.optim, state_dict round trips, errors."""
+
+import copy
+
+import numpy as np
+import pytest
+
+import varfunc.nn as nn
+import varfunc.optim as optim
+from varfunc import DTypeError, InplaceError, ShapeError, Variable
+
+SHAPES = [(3, 4), (4,), (2, 2, 3)]
+STEPS = 12
+
+SGD_CONFIGS = [
+    dict(lr=0.1),
+    dict(lr=0.1, momentum=0.9),
+    dict(lr=0.05, momentum=0.9, dampening=0.3),
+    dict(lr=0.1, momentum=0.9, nesterov=True),
+    dict(lr=0.1, weight_decay=0.01),
+    dict(lr=0.1, momentum=0.8, weight_decay=0.05),
+    dict(lr=0.02, momentum=0.95, weight_decay=0.1, nesterov=True),
+    dict(lr=0.1, momentum=0.5, dampening=0.5, weight_decay=0.02),
+]
+ADAM_CONFIGS = [
+    dict(),
+    dict(lr=0.01),
+    dict(lr=0.01, weight_decay=0.1),
+    dict(lr=0.05, betas=(0.5, 0.9), eps=1e-6),
+    dict(lr=0.01, amsgrad=True),
+    dict(lr=0.02, weight_decay=0.05, amsgrad=True, betas=(0.8, 0.99)),
+]
+
+
+def make_params(seed=0):
+    rng = np.random.default_rng(seed)
+    return [Variable(rng.standard_normal(shape)) for shape in SHAPES]
+
+
+def gradient_sequence(seed=1):
+    rng = np.random.default_rng(seed)
+    return [[rng.standard_normal(shape) for shape in SHAPES] for _ in range(STEPS)]
+
+
+def run_ours(cls, config, params=None, grads=None):
+    params = params or make_params()
+    optimizer = cls(params, **config)
+    for step_grads in grads or gradient_sequence():
+        for p, g in zip(params, step_grads):
+            p.grad = g
+        optimizer.step()
+    return params, optimizer
+
+
+def run_torch(torch, cls_name, config):
+    params = [torch.tensor(p.data, requires_grad=True) for p in make_params()]
+    optimizer = getattr(torch.optim, cls_name)(params, **config)
+    trajectory = []
+    for step_grads in gradient_sequence():
+        for p, g in zip(params, step_grads):
+            p.grad = torch.tensor(g)
+        optimizer.step()
+        trajectory.append([p.detach().numpy().copy() for p in params])
+    return trajectory
+
+
+def assert_steps_match(torch, cls, config):
+    ours_params = make_params()
+    optimizer = cls(ours_params, **config)
+    expected = run_torch(torch, cls.__name__, config)
+    for step, (step_grads, theirs) in enumerate(zip(gradient_sequence(), expected), 1):
+        for p, g in zip(ours_params, step_grads):
+            p.grad = g
+        optimizer.step()
+        for index, (p, t) in enumerate(zip(ours_params, theirs)):
+            np.testing.assert_allclose(p.data, t, rtol=0, atol=1e-6, err_msg=f"step {step}, param {index}")
+
+
+@pytest.mark.oracle
+@pytest.mark.parametrize("config", SGD_CONFIGS, ids=str)
+def test_sgd_matches_torch_step_for_step(config):
+    torch = pytest.importorskip("torch")
+    assert_steps_match(torch, optim.SGD, config)
+
+
+@pytest.mark.oracle
+@pytest.mark.parametrize("config", ADAM_CONFIGS, ids=str)
+def test_adam_matches_torch_step_for_step(config):
+    torch = pytest.importorskip("torch")
+    assert_steps_match(torch, optim.Adam, config)
+
+
+@pytest.mark.oracle
+@pytest.mark.parametrize("cls", [optim.SGD, optim.Adam], ids=lambda c: c.__name__)
+def test_param_groups_match_torch(cls):
+    torch = pytest.importorskip("torch")
+    ours = make_params()
+    theirs = [torch.tensor(p.data, requires_grad=True) for p in ours]
+    extra = {"momentum": 0.9} if cls is optim.SGD else {"betas": (0.8, 0.9)}
+    groups = lambda ps: [{"params": ps[:2]}, {"params": ps[2:], "lr": 0.5, **extra}]  # noqa: E731
+    a, b = cls(groups(ours), lr=0.1), getattr(torch.optim, cls.__name__)(groups(theirs), lr=0.1)
+    for step_grads in gradient_sequence():
+        for p, t, g in zip(ours, theirs, step_grads):
+            p.grad, t.grad = g, torch.tensor(g)
+        a.step()
+        b.step()
+    for p, t in zip(ours, theirs):
+        np.testing.assert_allclose(p.data, t.detach().numpy(), rtol=0, atol=1e-6)
+
+
+@pytest.mark.oracle
+@pytest.mark.parametrize(
+    "cls, config",
+    [(optim.SGD, dict(lr=0.1, momentum=0.9, nesterov=True)), (optim.Adam, dict(lr=0.01, weight_decay=0.01))],
+)
+def test_training_a_model_matches_torch(cls, config):
+    """Same model, same data: the gradients come from each library's own backward."""
+    torch = pytest.importorskip("torch")
+    nn.manual_seed(0)
+    model = nn.Sequential(nn.Linear(3, 8), nn.Tanh(), nn.Linear(8, 2)).double()
+    reference = torch.nn.Sequential(torch.nn.Linear(3, 8), torch.nn.Tanh(), torch.nn.Linear(8, 2)).double()
+    with torch.no_grad():
+        for (_, p), t in zip(model.named_parameters(), reference.parameters()):
+            t.copy_(torch.tensor(p.data))
+    ours, theirs = (
+        cls(model.parameters(), **config),
+        getattr(torch.optim, cls.__name__)(reference.parameters(), **config),
+    )
+    rng = np.random.default_rng(0)
+    for _ in range(10):
+        x, y = rng.standard_normal((16, 3)), rng.integers(0, 2, 16)
+        ours.zero_grad()
+        nn.cross_entropy(model(Variable(x, requires_grad=False)), y).backward()
+        ours.step()
+        theirs.zero_grad()
+        torch.nn.functional.cross_entropy(reference(torch.tensor(x)), torch.tensor(y)).backward()
+        theirs.step()
+    for p, t in zip(model.parameters(), reference.parameters()):
+        np.testing.assert_allclose(p.data, t.detach().numpy(), rtol=0, atol=1e-6)
+
+
+def test_plain_sgd_is_p_minus_lr_g():
+    params, _ = run_ours(optim.SGD, dict(lr=0.1))
+    expected = [p.data - 0.1 * sum(g[i] for g in gradient_sequence()) for i, p in enumerate(make_params())]
+    for p, e in zip(params, expected):
+        np.testing.assert_allclose(p.data, e)
+
+
+def test_first_adam_step_moves_each_element_by_lr():
+    params = make_params()
+    before = [p.data.copy() for p in params]
+    run_ours(optim.Adam, dict(lr=0.01), params, gradient_sequence()[:1])
+    for p, b, g in zip(params, before, gradient_sequence()[0]):
+        np.testing.assert_allclose(p.data - b, -0.01 * np.sign(g), rtol=0, atol=1e-7)  # eps aside
+
+
+@pytest.mark.parametrize(
+    "cls, config",
+    [
+        (optim.SGD, dict(lr=0.1, momentum=0.9, nesterov=True, weight_decay=0.01)),
+        (optim.Adam, dict(lr=0.01, weight_decay=0.01, amsgrad=True)),
+    ],
+    ids=["SGD", "Adam"],
+)
+def test_optimizer_state_dict_round_trip(cls, config):
+    grads = gradient_sequence()
+    params, optimizer = run_ours(cls, config, grads=grads[:6])
+    saved_params = [p.data.copy() for p in params]
+    state = optimizer.state_dict()
+    assert state["param_groups"][0]["params"] == [0, 1, 2]
+    assert set(state["state"]) == {0, 1, 2}
+    frozen = copy.deepcopy(state)
+    for step_grads in grads[6:]:  # the original goes on
+        for p, g in zip(params, step_grads):
+            p.grad = g
+        optimizer.step()
+    for key, entry in state["state"].items():  # state_dict() copied the buffers
+        for name, value in entry.items():
+            np.testing.assert_array_equal(value, frozen["state"][key][name])
+    # A fresh optimizer over copies of the step-6 parameters, loaded with the state, ends the same.
+    resumed = [Variable(d.copy()) for d in saved_params]
+    other = cls(resumed, lr=123.0)
+    other.load_state_dict(frozen)
+    assert other.param_groups[0]["lr"] == config["lr"]
+    for step_grads in grads[6:]:
+        for p, g in zip(resumed, step_grads):
+            p.grad = g
+        other.step()
+    for p, q in zip(params, resumed):
+        np.testing.assert_array_equal(p.data, q.data)
+
+
+def test_load_state_dict_mismatch_errors():
+    _, optimizer = run_ours(optim.SGD, dict(lr=0.1, momentum=0.9))
+    state = optimizer.state_dict()
+    with pytest.raises(ValueError, match="group 0 has 3 parameter"):
+        optim.SGD(make_params()[:2], lr=0.1).load_state_dict(state)
+    with pytest.raises(ValueError, match="1 parameter group"):
+        optim.SGD([{"params": make_params()[:1]}, {"params": make_params(1)[1:]}], lr=0.1).load_state_dict(
+            state
+        )
+    wrong = [Variable(np.zeros(s[::-1])) for s in SHAPES]
+    with pytest.raises(ShapeError, match="momentum_buffer"):
+        optim.SGD(wrong, lr=0.1).load_state_dict(state)
+
+
+def test_zero_grad_and_model_parameters():
+    model = nn.Linear(3, 2)
+    optimizer = optim.SGD(model.parameters(), lr=0.1)
+    model(Variable(np.ones((2, 3)), requires_grad=False)).sum().backward()
+    assert np.abs(model.weight.grad).sum() > 0
+    optimizer.zero_grad()
+    assert all(np.all(p.grad == 0) for p in model.parameters())
+    assert "lr: 0.1" in repr(optimizer) and repr(optimizer).startswith("SGD (")
+
+
+def test_step_is_seen_by_a_graph_that_saved_the_old_weights():
+    """The update goes through .data, which bumps the version: a stale graph cannot backprop silently."""
+    w = Variable(np.ones(3))
+    optimizer = optim.SGD([w], lr=0.1)
+    x = Variable(np.arange(3.0))
+    out = (x * w).sum()  # Mul saves w for x's gradient
+    w.grad = np.ones(3)
+    optimizer.step()
+    with pytest.raises(InplaceError, match="modified by an in-place operation"):
+        out.backward()
+
+
+def test_optimizer_errors_are_clear():
+    params = make_params()
+    with pytest.raises(ValueError, match="'lr' is required"):
+        optim.SGD(params)
+    with pytest.raises(ValueError, match="Nesterov"):
+        optim.SGD(params, lr=0.1, nesterov=True)
+    with pytest.raises(ValueError, match="Nesterov"):
+        optim.SGD(params, lr=0.1, momentum=0.9, dampening=0.1, nesterov=True)
+    with pytest.raises(ValueError, match="learning rate"):
+        optim.SGD(params, lr=-1)
+    with pytest.raises(ValueError, match="empty parameter list"):
+        optim.Adam([])
+    with pytest.raises(DTypeError, match="single Variable"):
+        optim.Adam(params[0])
+    with pytest.raises(DTypeError, match="not a Variable"):
+        optim.Adam([np.ones(3)])
+    with pytest.raises(ValueError, match="does not require grad"):
+        optim.Adam([Variable(np.ones(3), requires_grad=False)])
+    with pytest.raises(ValueError, match="appears twice"):
+        optim.Adam([params[0], params[0]])
+    with pytest.raises(ValueError, match="beta at index 1"):
+        optim.Adam(params, betas=(0.9, 1.0))
+    with pytest.raises(ValueError, match="unknown setting 'momentum'"):
+        optim.Adam([{"params": params, "momentum": 0.9}])

@@ -1,0 +1,204 @@
+"""Training end to end: the 2017 regression example, spirals, fit(), History plots, progress bars.
+
+The thresholds are stated here with the values measured when they were chosen (seeded, CPU);
+an untrained model fails each of them.
+"""
+
+import numpy as np
+import pytest
+
+import varfunc.data as data
+import varfunc.nn as nn
+import varfunc.optim as optim
+from varfunc import Variable
+from varfunc.train import History, evaluate, fit, plot_decision_boundary, predict_classes
+
+# Polynomial regression (pytorch/examples regression/main.py, 2017): Linear(4, 1), smooth L1,
+# p.data -= 0.1 * p.grad, fresh batches of 32. Stop rule: batch loss < 1e-3.
+POLY_MAX_STEPS = 2000  # measured: stops after 400 steps
+POLY_HELD_OUT = 1e-2  # smooth L1 on 1000 fresh points; measured 2.0e-3; untrained 6.9
+POLY_WEIGHT_TOL = 0.1  # |fitted - true| per coefficient; measured at most 0.04
+
+# Two spirals (200 points per class, 1.5 turns): 2-32-32-2 Tanh MLP, Adam(lr=0.02), full batch.
+SPIRAL_STEPS = 300
+SPIRAL_TRAIN_ACC = 0.97  # measured 1.00 from step 150 on (0.96 at step 100); untrained 0.41
+SPIRAL_TEST_ACC = 0.93  # on a fresh draw (seed 1); measured 1.00
+
+
+def const(array):
+    return Variable(array, requires_grad=False)
+
+
+def test_polynomial_regression_as_in_the_2017_example():
+    nn.manual_seed(0)
+    target = data.PolynomialTarget(seed=0)
+    fc = nn.Linear(4, 1)
+    held_out_x = data.make_features(np.random.default_rng(1).standard_normal(1000)).astype(np.float32)
+    held_out_y = target.f(held_out_x).astype(np.float32)
+
+    def held_out_loss():
+        return nn.smooth_l1_loss(
+            fc(Variable(held_out_x, volatile=True)), Variable(held_out_y, volatile=True)
+        ).item()
+
+    assert held_out_loss() > 1.0  # untrained
+    for _ in range(POLY_MAX_STEPS):
+        batch_x, batch_y = target.batch(32)
+        fc.zero_grad()
+        output = nn.smooth_l1_loss(fc(const(batch_x)), const(batch_y))
+        loss = output.item()
+        output.backward()
+        for param in fc.parameters():
+            param.data -= 0.1 * param.grad
+        if loss < 1e-3:
+            break
+    else:
+        pytest.fail(f"the batch loss is still {loss} after {POLY_MAX_STEPS} steps")
+    assert held_out_loss() < POLY_HELD_OUT
+    np.testing.assert_allclose(fc.weight.data.reshape(-1), target.weight.reshape(-1), atol=POLY_WEIGHT_TOL)
+    np.testing.assert_allclose(fc.bias.data, target.bias, atol=POLY_WEIGHT_TOL)
+    assert data.poly_desc(fc.weight.data, fc.bias.data).startswith("y = +0.6")  # true: +0.63 x^1 ...
+
+
+def spiral_model():
+    nn.manual_seed(0)
+    return nn.Sequential(nn.Linear(2, 32), nn.Tanh(), nn.Linear(32, 32), nn.Tanh(), nn.Linear(32, 2))
+
+
+def test_spirals_classifier_reaches_stated_accuracy():
+    X, y = data.two_spirals(200, seed=0)
+    X_test, y_test = data.two_spirals(200, seed=1)
+    model = spiral_model()
+    x = const(X)
+    assert nn.accuracy(model(x), y) < 0.65  # untrained
+    optimizer = optim.Adam(model.parameters(), lr=0.02)
+    for _ in range(SPIRAL_STEPS):
+        optimizer.zero_grad()
+        loss = nn.cross_entropy(model(x), y)
+        loss.backward()
+        optimizer.step()
+    assert nn.accuracy(model(x), y) >= SPIRAL_TRAIN_ACC
+    assert evaluate(model, X_test, y_test, metrics={"acc": nn.accuracy})["acc"] >= SPIRAL_TEST_ACC
+
+
+def test_fit_on_moons_with_minibatches():
+    X, y = data.moons(300, noise=0.1, seed=0)
+    X_val, y_val = data.moons(200, noise=0.1, seed=1)
+    nn.manual_seed(0)
+    model = nn.Sequential(nn.Linear(2, 32), nn.ReLU(), nn.Linear(32, 2))
+    batches = data.Minibatches(X, y, batch_size=32, seed=0)
+    history = fit(
+        model,
+        nn.cross_entropy,
+        optim.SGD(model.parameters(), lr=0.1, momentum=0.9),
+        batches,
+        epochs=20,
+        val_data=(X_val, y_val),
+        metrics={"accuracy": nn.accuracy},
+        progress=False,
+    )
+    assert isinstance(history, History)
+    assert history.steps == 20 * len(batches) == len(history.losses)
+    assert len(history.epoch_losses) == 20 and len(history.metrics["accuracy"]) == 20
+    assert set(history.val_metrics) == {"loss", "accuracy"}
+    assert history.metrics["accuracy"][0] < history.metrics["accuracy"][-1]
+    assert history.val_metrics["accuracy"][0] < 0.9  # measured 0.845 after one epoch
+    assert history.val_metrics["accuracy"][-1] >= 0.95  # measured 0.985 (a linear model: 0.855)
+    assert history.epoch_losses[-1] < 0.5 * history.epoch_losses[0]
+    assert history.seconds > 0 and "History(steps=200" in repr(history)
+    assert model.training  # evaluate() restored the mode
+
+
+def test_fit_on_digits_from_arrays():
+    X, y = data.digits(seed=0)
+    X_val, y_val = data.digits(500, seed=1)
+    nn.manual_seed(0)
+    model = nn.Sequential(nn.Linear(64, 64), nn.ReLU(), nn.Linear(64, 10))
+    history = fit(
+        model,
+        nn.cross_entropy,
+        optim.SGD(model.parameters(), lr=0.1, momentum=0.9),
+        (X, y),
+        epochs=10,
+        batch_size=32,
+        val_data=(X_val, y_val),
+        metrics={"accuracy": nn.accuracy},
+        progress=False,
+    )
+    assert history.val_metrics["accuracy"][0] < 0.8  # measured 0.64 after one epoch
+    assert history.val_metrics["accuracy"][-1] >= 0.9  # measured 0.95 after ten
+
+
+def test_fit_stops_on_max_steps_and_stop_loss():
+    X, y, _, _ = data.linear_regression(64, 2, noise=0.0, seed=0)
+    model = nn.Linear(2, 1)
+    seen = []
+    history = fit(
+        model,
+        nn.mse_loss,
+        optim.SGD(model.parameters(), lr=0.1),
+        (X, y),
+        epochs=50,
+        batch_size=16,
+        max_steps=10,
+        progress=False,
+        callback=lambda step, loss: seen.append(step),
+    )
+    assert history.steps == 10 and seen == list(range(1, 11)) and len(history.epoch_losses) == 3
+    history = fit(
+        model,
+        nn.mse_loss,
+        optim.SGD(model.parameters(), lr=0.1),
+        (X, y),
+        epochs=500,
+        batch_size=16,
+        stop_loss=1e-4,
+        progress=False,
+    )
+    assert history.losses[-1] < 1e-4 and history.steps < 500 * 4
+
+
+def test_fit_reports_a_diverging_loss():
+    X, y, _, _ = data.linear_regression(32, 1, seed=0)
+    model = nn.Linear(1, 1)
+    with pytest.raises(FloatingPointError, match="lower the learning rate"):
+        with np.errstate(all="ignore"):
+            fit(model, nn.mse_loss, optim.SGD(model.parameters(), lr=1e6), (X, y), epochs=20, progress=False)
+
+
+def test_fit_shows_a_tqdm_progress_bar(capsys):
+    pytest.importorskip("tqdm")
+    X, y = data.moons(64, seed=0)
+    model = nn.Linear(2, 2)
+    fit(model, nn.cross_entropy, optim.Adam(model.parameters()), (X, y), epochs=2, batch_size=16)
+    err = capsys.readouterr().err
+    assert "fit" in err and "8/8" in err and "loss=" in err
+
+
+def test_history_and_decision_boundary_plots():
+    matplotlib = pytest.importorskip("matplotlib")
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    X, y = data.two_spirals(50, seed=0)
+    model = spiral_model()
+    history = fit(
+        model,
+        nn.cross_entropy,
+        optim.Adam(model.parameters(), lr=0.02),
+        (X, y),
+        epochs=3,
+        batch_size=25,
+        val_data=(X, y),
+        progress=False,
+    )
+    ax = history.plot(smooth=2)
+    labels = [line.get_label() for line in ax.get_lines()]
+    assert labels == ["loss per step", "mean of 2 steps", "validation loss"]
+    assert len(ax.get_lines()[0].get_xdata()) == history.steps
+    ax = plot_decision_boundary(model, X, y, resolution=40)
+    assert len(ax.collections) >= 2  # the coloured regions and the points
+    assert predict_classes(model, X).shape == (100,)
+    with pytest.raises(ValueError, match=r"\(N, 2\)"):
+        plot_decision_boundary(model, np.ones((3, 3)), y[:3])
+    plt.close("all")

@@ -1,0 +1,102 @@
+"""Minibatches: an iterable over (inputs, targets) batches, reshuffled every epoch, seeded."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+from typing import Any
+
+import numpy as np
+
+from ..backend import to_device
+from ..errors import ShapeError
+from ..variable import Variable
+
+
+class Minibatches:
+    """Batches of rows of arrays that share their first dim: ``for x, y in Minibatches(X, y, 32)``.
+
+    Each pass (epoch) draws a new order from the seeded generator when ``shuffle``; the last batch is
+    smaller unless ``drop_last``. With ``variables`` (the default) each batch is a tuple of Variables
+    that need no grad, moved to ``device``; otherwise of NumPy arrays. ``len()`` is the number of
+    batches per epoch.
+    """
+
+    def __init__(
+        self,
+        *arrays: Any,
+        batch_size: int = 32,
+        shuffle: bool = True,
+        seed: Any = 0,
+        drop_last: bool = False,
+        variables: bool = True,
+        device: str = "cpu",
+    ) -> None:
+        if not arrays:
+            raise ValueError("Minibatches: give at least one array (for example X, y)")
+        arrays = tuple(a.data if isinstance(a, Variable) else np.asarray(a) for a in arrays)
+        n = len(arrays[0])
+        for index, array in enumerate(arrays):
+            if array.ndim == 0 or len(array) != n:
+                raise ShapeError(
+                    f"Minibatches: array {index} has shape {array.shape} but array 0 has {n} rows; "
+                    "every array needs the same first dim"
+                )
+        if not isinstance(batch_size, (int, np.integer)) or batch_size < 1:
+            raise ValueError(f"Minibatches: batch_size must be a positive integer, got {batch_size!r}")
+        self.arrays = arrays
+        self.batch_size = int(batch_size)
+        self.shuffle = shuffle
+        self.drop_last = drop_last
+        self.variables = variables
+        self.device = device
+        self.rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+
+    @property
+    def n_samples(self) -> int:
+        """The number of rows."""
+        return len(self.arrays[0])
+
+    def __len__(self) -> int:
+        if self.drop_last:
+            return self.n_samples // self.batch_size
+        return math.ceil(self.n_samples / self.batch_size)
+
+    def __iter__(self) -> Iterator[tuple]:
+        n = self.n_samples
+        order = self.rng.permutation(n) if self.shuffle else np.arange(n)
+        for batch in range(len(self)):
+            index = order[batch * self.batch_size : (batch + 1) * self.batch_size]
+            yield tuple(self._wrap(array[index]) for array in self.arrays)
+
+    def _wrap(self, array: np.ndarray) -> Any:
+        array = to_device(array, self.device)
+        return Variable(array, requires_grad=False) if self.variables else array
+
+    def __repr__(self) -> str:
+        shapes = ", ".join(str(a.shape) for a in self.arrays)
+        settings = f"batch_size={self.batch_size}, shuffle={self.shuffle}, batches={len(self)}"
+        return f"Minibatches({shapes}, {settings})"
+
+
+def minibatches(
+    *arrays: Any, batch_size: int = 32, shuffle: bool = True, seed: Any = 0, **kwargs: Any
+) -> Minibatches:
+    """Minibatches(*arrays, batch_size=..., shuffle=..., seed=...)."""
+    return Minibatches(*arrays, batch_size=batch_size, shuffle=shuffle, seed=seed, **kwargs)
+
+
+def train_test_split(*arrays: Any, test_fraction: float = 0.25, seed: Any = 0) -> tuple:
+    """Shuffle rows once and split each array: (a_train, a_test, b_train, b_test, ...)."""
+    if not 0 < test_fraction < 1:
+        raise ValueError(f"train_test_split: test_fraction must be in (0, 1), got {test_fraction}")
+    n = len(arrays[0])
+    rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+    order = rng.permutation(n)
+    n_test = max(1, int(round(n * test_fraction)))
+    test, train = order[:n_test], order[n_test:]
+    out = []
+    for array in arrays:
+        array = np.asarray(array)
+        out += [array[train], array[test]]
+    return tuple(out)

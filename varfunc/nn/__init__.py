@@ -1,0 +1,49 @@
+"""varfunc.nn: a small torch.nn of 2017 (Module, Linear, Sequential, activations, losses), on the core.
+
+Importing it loads only NumPy and the core; the training helper (varfunc.train) imports tqdm and
+matplotlib only inside the functions that need them.
+"""
+
+from .layers import Linear, ReLU, Sequential, Sigmoid, Tanh, default_rng, linear, manual_seed
+from .losses import (
+    CrossEntropyLoss,
+    L1Loss,
+    MSELoss,
+    NLLLoss,
+    SmoothL1Loss,
+    accuracy,
+    cross_entropy,
+    l1_loss,
+    log_softmax,
+    mse_loss,
+    nll_loss,
+    smooth_l1_loss,
+)
+from .module import Module, Parameter, load, save
+
+__all__ = [
+    "CrossEntropyLoss",
+    "L1Loss",
+    "Linear",
+    "MSELoss",
+    "Module",
+    "NLLLoss",
+    "Parameter",
+    "ReLU",
+    "Sequential",
+    "Sigmoid",
+    "SmoothL1Loss",
+    "Tanh",
+    "accuracy",
+    "cross_entropy",
+    "default_rng",
+    "l1_loss",
+    "linear",
+    "load",
+    "log_softmax",
+    "manual_seed",
+    "mse_loss",
+    "nll_loss",
+    "save",
+    "smooth_l1_loss",
+]

@@ -1,0 +1,152 @@
+"""Layers: Linear (with 2017's default initialisation), Sequential, and the activations."""
+
+from __future__ import annotations
+
+import math
+from collections import OrderedDict
+from typing import Any
+
+import numpy as np
+
+from ..errors import DTypeError, ShapeError
+from ..variable import Variable
+from .module import Module, Parameter
+
+_rng = np.random.default_rng()
+
+
+def manual_seed(seed: int) -> None:
+    """Seed the generator that initialises new layers (as torch.manual_seed did for nn)."""
+    global _rng
+    _rng = np.random.default_rng(seed)
+
+
+def default_rng() -> np.random.Generator:
+    """The generator new layers draw their initial weights from."""
+    return _rng
+
+
+def linear(input: Variable, weight: Variable, bias: Variable | None = None) -> Variable:
+    """input @ weight.t() + bias: weight has shape (out_features, in_features), as in torch."""
+    output = input.matmul(weight.t())
+    return output if bias is None else output + bias
+
+
+class Linear(Module):
+    """y = x @ W.t() + b for x of shape (..., in_features).
+
+    Initialised as 2017's ``torch.nn.Linear.reset_parameters``: weight and bias uniform in
+    (-1/sqrt(in_features), 1/sqrt(in_features)). Parameters are float32 (PyTorch's default) unless
+    dtype says otherwise; ``rng`` (a NumPy Generator) overrides the generator set by manual_seed.
+    """
+
+    def __init__(
+        self,
+        in_features: int,
+        out_features: int,
+        bias: bool = True,
+        dtype: Any = np.float32,
+        rng: np.random.Generator | None = None,
+    ) -> None:
+        super().__init__()
+        for name, value in (("in_features", in_features), ("out_features", out_features)):
+            if not isinstance(value, (int, np.integer)) or value < 1:
+                raise ValueError(f"Linear: {name} must be a positive integer, got {value!r}")
+        self.in_features = int(in_features)
+        self.out_features = int(out_features)
+        self.weight = Parameter(np.zeros((self.out_features, self.in_features), dtype=dtype))
+        if bias:
+            self.bias = Parameter(np.zeros(self.out_features, dtype=dtype))
+        else:
+            self.register_parameter("bias", None)
+        self.reset_parameters(rng)
+
+    def reset_parameters(self, rng: np.random.Generator | None = None) -> None:
+        """Draw new weights: uniform(-stdv, stdv) with stdv = 1 / sqrt(in_features)."""
+        rng = rng or _rng
+        stdv = 1.0 / math.sqrt(self.in_features)
+        self.weight.data = rng.uniform(-stdv, stdv, self.weight.shape).astype(self.weight.dtype)
+        if self.bias is not None:
+            self.bias.data = rng.uniform(-stdv, stdv, self.bias.shape).astype(self.bias.dtype)
+
+    def forward(self, input: Variable) -> Variable:
+        if not isinstance(input, Variable):
+            raise DTypeError(
+                f"{self!r}: expected a Variable, got {type(input).__name__}; "
+                "wrap the array with Variable(x, requires_grad=False)"
+            )
+        if input.ndim == 0 or input.shape[-1] != self.in_features:
+            raise ShapeError(
+                f"{self!r}: expected input of shape (N, {self.in_features}) (last dim = "
+                f"in_features = {self.in_features}), got shape {input.shape}"
+            )
+        return linear(input, self.weight, self.bias)
+
+    def extra_repr(self) -> str:
+        return (
+            f"in_features={self.in_features}, out_features={self.out_features}, bias={self.bias is not None}"
+        )
+
+
+class Sequential(Module):
+    """Modules applied one after the other: Sequential(Linear(2, 8), ReLU(), Linear(8, 1)).
+
+    Also takes an OrderedDict of named Modules. Index it (model[0]), iterate it, take its len().
+    """
+
+    def __init__(self, *modules: Any) -> None:
+        super().__init__()
+        if len(modules) == 1 and isinstance(modules[0], OrderedDict):
+            for name, module in modules[0].items():
+                self.add_module(name, module)
+        else:
+            for index, module in enumerate(modules):
+                self.add_module(str(index), module)
+
+    def forward(self, input: Any) -> Any:
+        for name, module in self._modules.items():
+            try:
+                input = module(input)
+            except ShapeError as error:  # say where in the model the shapes stopped fitting
+                raise ShapeError(f"{type(self).__name__} layer ({name}): {error}") from error
+        return input
+
+    def __getitem__(self, index: int) -> Module:
+        modules = list(self._modules.values())
+        if isinstance(index, slice):
+            return Sequential(*modules[index])
+        if not -len(modules) <= index < len(modules):
+            raise IndexError(f"Sequential: index {index} is out of range for {len(modules)} modules")
+        return modules[index]
+
+    def __len__(self) -> int:
+        return len(self._modules)
+
+    def __iter__(self) -> Any:
+        return iter(self._modules.values())
+
+    def append(self, module: Module) -> Sequential:
+        """Add a module at the end."""
+        self.add_module(str(len(self)), module)
+        return self
+
+
+class ReLU(Module):
+    """max(x, 0)."""
+
+    def forward(self, input: Variable) -> Variable:
+        return input.relu()
+
+
+class Tanh(Module):
+    """tanh(x)."""
+
+    def forward(self, input: Variable) -> Variable:
+        return input.tanh()
+
+
+class Sigmoid(Module):
+    """1 / (1 + exp(-x))."""
+
+    def forward(self, input: Variable) -> Variable:
+        return input.sigmoid()

@@ -1,0 +1,177 @@
+"""Loss functions, written with the core's ops so that backward comes for free.
+
+Each takes ``input`` (a Variable) and ``target`` (a Variable or an array) and a ``reduction``:
+'mean' (the 2017 default, ``size_average=True``), 'sum', or 'none' (one loss per element/sample).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..backend import to_device
+from ..errors import DTypeError, ShapeError
+from ..variable import Variable
+from .module import Module
+
+_REDUCTIONS = ("mean", "sum", "none")
+
+
+def _as_target(name: str, input: Any, target: Any) -> Variable:
+    if not isinstance(input, Variable):
+        raise DTypeError(f"{name}: input must be a Variable, got {type(input).__name__}")
+    if isinstance(target, Variable):
+        return target
+    array = target if hasattr(target, "shape") else np.asarray(target)
+    return Variable(to_device(array, input.device), requires_grad=False)
+
+
+def _reduce(name: str, loss: Variable, reduction: str) -> Variable:
+    if reduction == "mean":
+        return loss.mean()
+    if reduction == "sum":
+        return loss.sum()
+    if reduction == "none":
+        return loss
+    raise ValueError(f"{name}: reduction must be one of {_REDUCTIONS}, got {reduction!r}")
+
+
+def _difference(name: str, input: Any, target: Any) -> Variable:
+    target = _as_target(name, input, target)
+    if input.shape != target.shape:
+        hint = ""
+        if input.shape[:1] == target.shape[:1] and 1 in (input.shape[-1:] + target.shape[-1:]):
+            hint = " (an (N, 1) output against an (N,) target? reshape one with .view(-1) or .view(-1, 1))"
+        raise ShapeError(
+            f"{name}: input has shape {input.shape} but target has shape {target.shape}; they must "
+            f"match{hint}"
+        )
+    return input - target
+
+
+def mse_loss(input: Variable, target: Any, reduction: str = "mean") -> Variable:
+    """Mean squared error: mean((input - target) ** 2)."""
+    return _reduce("mse_loss", _difference("mse_loss", input, target) ** 2, reduction)
+
+
+def l1_loss(input: Variable, target: Any, reduction: str = "mean") -> Variable:
+    """Mean absolute error: mean(|input - target|)."""
+    return _reduce("l1_loss", _difference("l1_loss", input, target).abs(), reduction)
+
+
+def smooth_l1_loss(input: Variable, target: Any, reduction: str = "mean", beta: float = 1.0) -> Variable:
+    """Huber-like loss: 0.5 d**2 / beta where |d| < beta, else |d| - 0.5 beta (d = input - target).
+
+    Written as 0.5 q**2 / beta + (|d| - q) with q = min(|d|, beta): the quadratic part stops growing
+    at beta and the linear part takes over, with no branch. (2017 had beta fixed at 1.)
+    """
+    if beta <= 0:
+        raise ValueError(f"smooth_l1_loss: beta must be positive, got {beta}")
+    distance = _difference("smooth_l1_loss", input, target).abs()
+    capped = distance.clamp(max=beta)
+    loss = capped**2 * (0.5 / beta) + (distance - capped)
+    return _reduce("smooth_l1_loss", loss, reduction)
+
+
+def log_softmax(input: Variable, dim: int = -1) -> Variable:
+    """log(softmax(input)) along dim, computed stably by the core's LogSoftmax."""
+    return input.log_softmax(dim)
+
+
+def nll_loss(input: Variable, target: Any, reduction: str = "mean") -> Variable:
+    """Negative log-likelihood: -input[i, target[i]], for input of log-probabilities (N, C)."""
+    if not isinstance(input, Variable):
+        raise DTypeError(f"nll_loss: input must be a Variable, got {type(input).__name__}")
+    if input.ndim != 2:
+        raise ShapeError(f"nll_loss: input must have shape (N, C), got {input.shape}")
+    labels = target.data if isinstance(target, Variable) else target
+    labels = to_device(np.asarray(labels) if not hasattr(labels, "shape") else labels, "cpu")
+    n, classes = input.shape
+    if labels.dtype.kind not in "iu":
+        raise DTypeError(
+            f"cross_entropy/nll_loss: target must hold integer class indices, got dtype {labels.dtype}; "
+            "use labels.astype(np.int64)"
+        )
+    if labels.shape != (n,):
+        raise ShapeError(
+            f"cross_entropy/nll_loss: input has shape {input.shape}, so target must have shape ({n},) "
+            f"(one class index per row), got {labels.shape}"
+        )
+    bad = labels[(labels < 0) | (labels >= classes)]
+    if bad.size:
+        raise ValueError(
+            f"cross_entropy/nll_loss: target holds class {int(bad[0])} but input has {classes} "
+            f"classes (0 to {classes - 1})"
+        )
+    rows = to_device(np.arange(n), input.device)
+    picked = input[rows, to_device(labels, input.device)]
+    return _reduce("nll_loss", -picked, reduction)
+
+
+def cross_entropy(input: Variable, target: Any, reduction: str = "mean") -> Variable:
+    """Softmax cross-entropy from raw scores (N, C) and integer labels (N,): nll_loss(log_softmax(x))."""
+    if not isinstance(input, Variable):
+        raise DTypeError(f"cross_entropy: input must be a Variable, got {type(input).__name__}")
+    if input.ndim != 2:
+        raise ShapeError(f"cross_entropy: input must be scores of shape (N, C), got {input.shape}")
+    return nll_loss(log_softmax(input, dim=1), target, reduction)
+
+
+def accuracy(input: Any, target: Any) -> float:
+    """The fraction of rows whose largest score is at the target class (a metric, not differentiable)."""
+    scores, labels = _on_cpu(input), _on_cpu(target)
+    if scores.ndim == 2 and scores.shape[1] == 1:  # one logit: binary classification
+        predicted = (scores[:, 0] > 0).astype(labels.dtype)
+    else:
+        predicted = scores.argmax(axis=-1)
+    return float((predicted == labels.reshape(predicted.shape)).mean())
+
+
+def _on_cpu(x: Any) -> np.ndarray:
+    x = x.data if isinstance(x, Variable) else x
+    return to_device(x, "cpu") if hasattr(x, "shape") else np.asarray(x)
+
+
+class _Loss(Module):
+    function: Any = None
+
+    def __init__(self, reduction: str = "mean") -> None:
+        super().__init__()
+        self.reduction = reduction
+
+    def forward(self, input: Variable, target: Any) -> Variable:
+        return type(self).function(input, target, reduction=self.reduction)
+
+    def extra_repr(self) -> str:
+        return f"reduction={self.reduction!r}"
+
+
+class MSELoss(_Loss):
+    """Module form of mse_loss."""
+
+    function = staticmethod(mse_loss)
+
+
+class L1Loss(_Loss):
+    """Module form of l1_loss."""
+
+    function = staticmethod(l1_loss)
+
+
+class SmoothL1Loss(_Loss):
+    """Module form of smooth_l1_loss."""
+
+    function = staticmethod(smooth_l1_loss)
+
+
+class CrossEntropyLoss(_Loss):
+    """Module form of cross_entropy."""
+
+    function = staticmethod(cross_entropy)
+
+
+class NLLLoss(_Loss):
+    """Module form of nll_loss."""
+
+    function = staticmethod(nll_loss)

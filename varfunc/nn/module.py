@@ -1,0 +1,280 @@
+"""Module and Parameter: the building blocks of a model, in the style of 2017's ``torch.nn``.
+
+A Module keeps its Parameters and its sub-Modules in two ordered registries that ``__setattr__``
+fills: ``self.fc = Linear(4, 1)`` registers a sub-Module, ``self.w = Parameter(...)`` a Parameter.
+Everything else (``parameters()``, ``state_dict()``, ``to(device)``) walks those registries.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Iterator
+from typing import Any
+
+import numpy as np
+
+from ..backend import to_device
+from ..errors import DTypeError, ShapeError, VarfuncError
+from ..variable import Variable
+
+
+class Parameter(Variable):
+    """A Variable that a Module registers as one of its parameters (a leaf that requires grad)."""
+
+    def __init__(self, data: Any, requires_grad: bool = True) -> None:
+        if isinstance(data, Variable):
+            data = data.data
+        super().__init__(data, requires_grad=requires_grad)
+
+    def __repr__(self) -> str:
+        return "Parameter containing:\n" + super().__repr__().split("\n", 1)[1]
+
+
+class Module:
+    """Base class of layers and models: subclass it, assign Parameters and Modules, write forward."""
+
+    def __init__(self) -> None:
+        object.__setattr__(self, "_parameters", OrderedDict())
+        object.__setattr__(self, "_modules", OrderedDict())
+        object.__setattr__(self, "training", True)
+
+    def forward(self, *input: Any) -> Any:
+        """Compute the output from the input Variables (override this)."""
+        raise NotImplementedError(f"{type(self).__name__} has no forward(); define forward(self, x)")
+
+    def __call__(self, *input: Any, **kwargs: Any) -> Any:
+        return self.forward(*input, **kwargs)
+
+    # --- registries ------------------------------------------------------------------------------
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if "_parameters" not in self.__dict__:
+            raise VarfuncError(
+                f"cannot assign {name!r} before Module.__init__() ran; call super().__init__() "
+                f"first in {type(self).__name__}.__init__"
+            )
+        self._parameters.pop(name, None)
+        self._modules.pop(name, None)
+        if isinstance(value, Parameter):
+            self.__dict__.pop(name, None)
+            self._parameters[name] = value
+        elif isinstance(value, Module):
+            self.__dict__.pop(name, None)
+            self._modules[name] = value
+        else:
+            object.__setattr__(self, name, value)
+
+    def __getattr__(self, name: str) -> Any:
+        # Only called when normal lookup fails: look in the registries.
+        registries = self.__dict__
+        for registry in ("_parameters", "_modules"):
+            if registry in registries and name in registries[registry]:
+                return registries[registry][name]
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
+    def __delattr__(self, name: str) -> None:
+        if name in self._parameters:
+            del self._parameters[name]
+        elif name in self._modules:
+            del self._modules[name]
+        else:
+            object.__delattr__(self, name)
+
+    def register_parameter(self, name: str, param: Parameter | None) -> None:
+        """Register param under name (None keeps the name free, as for a Linear without bias)."""
+        if param is not None and not isinstance(param, Parameter):
+            raise DTypeError(
+                f"register_parameter({name!r}): expected a Parameter, got {type(param).__name__}; "
+                "wrap the array with varfunc.nn.Parameter(array)"
+            )
+        if param is None:
+            self._parameters.pop(name, None)
+            object.__setattr__(self, name, None)
+        else:
+            setattr(self, name, param)
+
+    def add_module(self, name: str, module: Module) -> None:
+        """Register a sub-Module under name."""
+        if not isinstance(module, Module):
+            raise DTypeError(f"add_module({name!r}): expected a Module, got {type(module).__name__}")
+        setattr(self, name, module)
+
+    def named_parameters(self, prefix: str = "") -> Iterator[tuple[str, Parameter]]:
+        """(dotted name, Parameter) for this Module's parameters and its sub-Modules', each once."""
+        seen = set()
+        for module_name, module in self.named_modules(prefix):
+            for name, param in module._parameters.items():
+                if id(param) in seen:
+                    continue
+                seen.add(id(param))
+                yield (f"{module_name}.{name}" if module_name else name), param
+
+    def parameters(self) -> Iterator[Parameter]:
+        """Every Parameter of this Module and its sub-Modules, each once (for an optimizer)."""
+        for _, param in self.named_parameters():
+            yield param
+
+    def named_children(self) -> Iterator[tuple[str, Module]]:
+        """(name, Module) for the direct sub-Modules."""
+        yield from self._modules.items()
+
+    def children(self) -> Iterator[Module]:
+        """The direct sub-Modules."""
+        yield from self._modules.values()
+
+    def named_modules(self, prefix: str = "", _seen: set | None = None) -> Iterator[tuple[str, Module]]:
+        """(dotted name, Module) for this Module (name prefix) and every sub-Module, depth first."""
+        seen = set() if _seen is None else _seen
+        if id(self) in seen:
+            return
+        seen.add(id(self))
+        yield prefix, self
+        for name, module in self._modules.items():
+            yield from module.named_modules(f"{prefix}.{name}" if prefix else name, seen)
+
+    def modules(self) -> Iterator[Module]:
+        """This Module and every sub-Module."""
+        for _, module in self.named_modules():
+            yield module
+
+    def apply(self, fn: Any) -> Module:
+        """Call fn(module) on every sub-Module and then on this one; returns self."""
+        for module in self.children():
+            module.apply(fn)
+        fn(self)
+        return self
+
+    # --- training helpers ------------------------------------------------------------------------
+
+    def zero_grad(self) -> None:
+        """Set the gradient of every parameter to zero (in place, as 2017's p.grad.data.zero_())."""
+        for param in self.parameters():
+            if param.requires_grad:
+                param.grad[...] = 0
+
+    def train(self, mode: bool = True) -> Module:
+        """Put this Module and its sub-Modules in training mode (or evaluation mode if mode is False)."""
+        for module in self.modules():
+            object.__setattr__(module, "training", bool(mode))
+        return self
+
+    def eval(self) -> Module:
+        """Evaluation mode: the same as train(False)."""
+        return self.train(False)
+
+    def num_parameters(self) -> int:
+        """The number of scalar parameters."""
+        return sum(p.numel() for p in self.parameters())
+
+    # --- state -----------------------------------------------------------------------------------
+
+    def state_dict(self) -> OrderedDict:
+        """{dotted name: a copy of the parameter's array}, in registration order."""
+        return OrderedDict((name, param.data.copy()) for name, param in self.named_parameters())
+
+    def load_state_dict(self, state_dict: Any, strict: bool = True) -> None:
+        """Copy arrays into the parameters of the same names (onto each parameter's device and dtype).
+
+        With strict, the names must match exactly; a missing or unexpected name is an error. Shapes
+        must always match. Nothing is changed unless every entry fits.
+        """
+        params = OrderedDict(self.named_parameters())
+        missing = [name for name in params if name not in state_dict]
+        unexpected = [name for name in state_dict if name not in params]
+        if strict and (missing or unexpected):
+            raise KeyError(
+                f"load_state_dict for {type(self).__name__}: missing keys {missing}, unexpected keys "
+                f"{unexpected}; pass strict=False to load only the names that match"
+            )
+        updates = []
+        for name, param in params.items():
+            if name not in state_dict:
+                continue
+            value = state_dict[name]
+            value = value.data if isinstance(value, Variable) else value
+            shape = tuple(getattr(value, "shape", np.shape(value)))
+            if shape != param.shape:
+                raise ShapeError(
+                    f"load_state_dict for {type(self).__name__}: {name!r} has shape {shape} in the "
+                    f"state dict but {param.shape} in the model"
+                )
+            updates.append((param, value))
+        for param, value in updates:
+            array = to_device(value if hasattr(value, "dtype") else np.asarray(value), param.device)
+            param.data = array.astype(param.dtype, copy=True)
+
+    # --- devices and dtypes ----------------------------------------------------------------------
+
+    def to(self, device: str) -> Module:
+        """Move every parameter (and its gradient) to 'cpu' or 'cuda[:N]'; returns self.
+
+        Raises the backend's DeviceError (saying what is missing) when the device is not there;
+        the parameters are then left where they were.
+        """
+        params = list(self.parameters())
+        moved = [
+            (to_device(p.data, device), to_device(p.grad, device) if p.requires_grad else None)
+            for p in params
+        ]
+        for param, (data, grad) in zip(params, moved):
+            param.data = data
+            if grad is not None:
+                param.grad = grad
+        return self
+
+    def cpu(self) -> Module:
+        """to('cpu')."""
+        return self.to("cpu")
+
+    def cuda(self, device: int | None = None) -> Module:
+        """to('cuda') or to('cuda:N')."""
+        return self.to("cuda" if device is None else f"cuda:{device}")
+
+    def type(self, dtype: Any) -> Module:
+        """Convert every parameter to dtype (for example np.float64); gradients are reset."""
+        for param in self.parameters():
+            param.data = param.data.astype(dtype)
+            param.grad = None
+        return self
+
+    def double(self) -> Module:
+        """Parameters as float64 (needed for gradcheck)."""
+        return self.type(np.float64)
+
+    def float(self) -> Module:
+        """Parameters as float32 (PyTorch's default)."""
+        return self.type(np.float32)
+
+    # --- printing --------------------------------------------------------------------------------
+
+    def extra_repr(self) -> str:
+        """The layer's settings, shown inside its repr."""
+        return ""
+
+    def __repr__(self) -> str:
+        lines = [f"({name}): " + repr(module).replace("\n", "\n  ") for name, module in self._modules.items()]
+        head = f"{type(self).__name__}({self.extra_repr()}"
+        if not lines:
+            return head + ")"
+        return head + "\n  " + "\n  ".join(lines) + "\n)"
+
+
+def save(obj: Any, path: Any) -> None:
+    """Save a Module's parameters (or a state dict of arrays) to a .npz file, names as keys."""
+    state = obj.state_dict() if isinstance(obj, Module) else obj
+    arrays = OrderedDict()
+    for name, value in state.items():
+        value = value.data if isinstance(value, Variable) else value
+        if not hasattr(value, "shape"):
+            raise DTypeError(
+                f"save: {name!r} is a {type(value).__name__}, not an array; .npz files hold arrays "
+                "only (save a Module or its state_dict())"
+            )
+        arrays[name] = to_device(value, "cpu")
+    np.savez(path, **arrays)
+
+
+def load(path: Any) -> OrderedDict:
+    """Read a .npz file written by save() back as a state dict: {name: NumPy array}, in order."""
+    with np.load(path, allow_pickle=False) as archive:
+        return OrderedDict((name, archive[name]) for name in archive.files)

@@ -1,0 +1,159 @@
+"""Optimizer: parameter groups, per-parameter state, zero_grad and state_dict, as torch.optim's."""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Iterable
+
+from ..backend import to_device
+from ..errors import DTypeError, ShapeError
+from ..variable import Variable
+
+
+class _Required:
+    def __repr__(self) -> str:
+        return "<required parameter>"
+
+
+required = _Required()
+
+
+class Optimizer:
+    """Base class: holds ``param_groups`` (dicts of 'params' and settings) and ``state`` per parameter.
+
+    ``params`` is an iterable of Variables (leaves that require grad), or of dicts
+    ``{'params': [...], 'lr': ...}`` to give groups their own settings. Subclasses write step().
+    """
+
+    def __init__(self, params: Iterable, defaults: dict) -> None:
+        self.defaults = dict(defaults)
+        self.state: dict = {}  # Variable -> dict of its running buffers
+        self.param_groups: list[dict] = []
+        if isinstance(params, Variable):
+            raise DTypeError(
+                f"{type(self).__name__}: params must be an iterable of Variables (model.parameters() "
+                "or [w, b]), got a single Variable; wrap it in a list"
+            )
+        groups = list(params)
+        if not groups:
+            raise ValueError(f"{type(self).__name__} got an empty parameter list")
+        if not isinstance(groups[0], dict):
+            groups = [{"params": groups}]
+        for group in groups:
+            self.add_param_group(group)
+
+    def add_param_group(self, group: dict) -> None:
+        """Add a group of parameters with its own settings (missing settings take the defaults)."""
+        if not isinstance(group, dict) or "params" not in group:
+            raise DTypeError(f"{type(self).__name__}: a parameter group must be a dict with a 'params' key")
+        params = group["params"]
+        params = [params] if isinstance(params, Variable) else list(params)
+        seen = {id(p) for g in self.param_groups for p in g["params"]}
+        for index, param in enumerate(params):
+            if not isinstance(param, Variable):
+                raise DTypeError(
+                    f"{type(self).__name__}: parameter {index} is a {type(param).__name__}, "
+                    "not a Variable; an optimizer updates Variables (model.parameters())"
+                )
+            if not param.requires_grad:
+                raise ValueError(
+                    f"{type(self).__name__}: parameter {index} (shape {param.shape}) does not require "
+                    "grad, so it would never be updated; leave it out or set requires_grad=True"
+                )
+            if id(param) in seen:
+                raise ValueError(
+                    f"{type(self).__name__}: parameter {index} (shape {param.shape}) appears twice; "
+                    "each parameter may be in only one group, once"
+                )
+            seen.add(id(param))
+        filled = {"params": params}
+        for name, default in self.defaults.items():
+            value = group.get(name, default)
+            if value is required:
+                raise ValueError(f"{type(self).__name__}: the setting {name!r} is required (e.g. lr=0.1)")
+            filled[name] = value
+        for name in group:
+            if name not in filled:
+                raise ValueError(
+                    f"{type(self).__name__}: unknown setting {name!r}; known: {sorted(self.defaults)}"
+                )
+        self._check_group(filled)
+        self.param_groups.append(filled)
+
+    def _check_group(self, group: dict) -> None:
+        """Raise ValueError for settings out of range (subclasses)."""
+
+    def _params(self) -> list:
+        return [p for group in self.param_groups for p in group["params"]]
+
+    def zero_grad(self) -> None:
+        """Set the gradient of every parameter to zero."""
+        for param in self._params():
+            param.grad[...] = 0
+
+    def step(self) -> None:
+        """Update the parameters from their .grad (subclasses)."""
+        raise NotImplementedError
+
+    # --- state -----------------------------------------------------------------------------------
+
+    def state_dict(self) -> dict:
+        """{'state': {index: {name: value}}, 'param_groups': [{settings, 'params': [indices]}]}.
+
+        Parameters are replaced by their position across the groups (as torch.optim does), so the
+        dict can be loaded into a new optimizer built over a new model of the same shape. Arrays
+        are copies.
+        """
+        index = {id(p): i for i, p in enumerate(self._params())}
+        groups = []
+        for group in self.param_groups:
+            packed = {k: v for k, v in group.items() if k != "params"}
+            packed["params"] = [index[id(p)] for p in group["params"]]
+            groups.append(packed)
+        state = {index[id(p)]: copy.deepcopy(s) for p, s in self.state.items() if id(p) in index}
+        return {"state": state, "param_groups": groups}
+
+    def load_state_dict(self, state_dict: dict) -> None:
+        """Restore settings and running buffers saved by state_dict() (onto each parameter's device)."""
+        groups = state_dict["param_groups"]
+        if len(groups) != len(self.param_groups):
+            raise ValueError(
+                f"{type(self).__name__}.load_state_dict: the state dict has {len(groups)} parameter "
+                f"group(s), this optimizer {len(self.param_groups)}"
+            )
+        by_index = {}
+        for number, (saved, group) in enumerate(zip(groups, self.param_groups)):
+            if len(saved["params"]) != len(group["params"]):
+                raise ValueError(
+                    f"{type(self).__name__}.load_state_dict: group {number} has "
+                    f"{len(saved['params'])} parameter(s) in the state dict, {len(group['params'])} here"
+                )
+            by_index.update(zip(saved["params"], group["params"]))
+        new_state = {}
+        for key, saved in state_dict["state"].items():
+            param = by_index[int(key)]
+            entry = {}
+            for name, value in saved.items():
+                if hasattr(value, "shape") and value.shape not in ((), param.shape):
+                    raise ShapeError(
+                        f"{type(self).__name__}.load_state_dict: {name!r} of parameter {key} has shape "
+                        f"{value.shape}, the parameter has {param.shape}"
+                    )
+                if hasattr(value, "shape") and value.shape == param.shape:
+                    value = to_device(value, param.device).astype(param.dtype, copy=True)
+                else:
+                    value = copy.deepcopy(value)
+                entry[name] = value
+            new_state[param] = entry
+        for saved, group in zip(groups, self.param_groups):
+            for name, value in saved.items():
+                if name != "params":
+                    group[name] = value
+        self.state = new_state
+
+    def __repr__(self) -> str:
+        lines = [f"{type(self).__name__} ("]
+        for number, group in enumerate(self.param_groups):
+            lines.append(f"Parameter Group {number}")
+            lines += [f"    {k}: {v}" for k, v in sorted(group.items()) if k != "params"]
+        return "\n".join(lines) + "\n)"

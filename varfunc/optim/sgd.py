@@ -1,0 +1,63 @@
+"""Stochastic gradient descent with momentum, Nesterov momentum and weight decay (torch.optim.SGD)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from .optimizer import Optimizer, required
+
+
+class SGD(Optimizer):
+    """p <- p - lr * d, with torch.optim.SGD's rule for d, per parameter p with gradient g:
+
+        g = g + weight_decay * p                      (L2 penalty, if weight_decay)
+        buf = g                  on the first step    (if momentum)
+        buf = momentum * buf + (1 - dampening) * g    afterwards
+        d = g + momentum * buf   with nesterov, else d = buf (or d = g without momentum)
+
+    ``lr`` is required, as in 2017.
+    """
+
+    def __init__(
+        self,
+        params: Iterable,
+        lr: float = required,
+        momentum: float = 0.0,
+        dampening: float = 0.0,
+        weight_decay: float = 0.0,
+        nesterov: bool = False,
+    ) -> None:
+        defaults = dict(
+            lr=lr, momentum=momentum, dampening=dampening, weight_decay=weight_decay, nesterov=nesterov
+        )
+        super().__init__(params, defaults)
+
+    def _check_group(self, group: dict) -> None:
+        if group["lr"] is not required and group["lr"] < 0:
+            raise ValueError(f"SGD: invalid learning rate {group['lr']} (must be >= 0)")
+        if group["momentum"] < 0:
+            raise ValueError(f"SGD: invalid momentum {group['momentum']} (must be >= 0)")
+        if group["weight_decay"] < 0:
+            raise ValueError(f"SGD: invalid weight_decay {group['weight_decay']} (must be >= 0)")
+        if group["nesterov"] and (group["momentum"] <= 0 or group["dampening"] != 0):
+            raise ValueError("SGD: Nesterov momentum requires a momentum > 0 and dampening = 0")
+
+    def step(self) -> None:
+        """One update of every parameter from its current .grad."""
+        for group in self.param_groups:
+            lr, momentum, dampening = group["lr"], group["momentum"], group["dampening"]
+            weight_decay, nesterov = group["weight_decay"], group["nesterov"]
+            for param in group["params"]:
+                grad = param.grad
+                if weight_decay != 0:
+                    grad = grad + weight_decay * param.data
+                if momentum != 0:
+                    state = self.state.setdefault(param, {})
+                    buf = state.get("momentum_buffer")
+                    if buf is None:
+                        buf = state["momentum_buffer"] = grad.astype(param.dtype, copy=True)
+                    else:
+                        buf *= momentum
+                        buf += (1 - dampening) * grad
+                    grad = grad + momentum * buf if nesterov else buf
+                param.data -= lr * grad  # in place; the .data setter bumps the version counter
