@@ -14,9 +14,11 @@ With none of them, pictures show their DOT text and one line saying how to get p
 
 from __future__ import annotations
 
+import contextlib
 import html
 import os
 import shutil
+import sys
 from typing import Any
 
 RENDERERS = ("dot", "pygraphviz", "wasi")
@@ -71,7 +73,23 @@ def _render_dot(source: str, format: str) -> bytes:
 def _render_pygraphviz(source: str, format: str) -> bytes:
     import pygraphviz  # noqa: PLC0415 - optional
 
-    return pygraphviz.AGraph(string=source).draw(format=format, prog="dot")
+    with _quiet_stderr():
+        return pygraphviz.AGraph(string=source).draw(format=format, prog="dot")
+
+
+@contextlib.contextmanager
+def _quiet_stderr():
+    """Silence the C library's stderr: the wheel's bundled Fontconfig can warn about the system's
+    newer config files, which would land in a notebook's outputs."""
+    sys.stderr.flush()
+    saved = os.dup(2)
+    try:
+        with open(os.devnull, "w") as devnull:
+            os.dup2(devnull.fileno(), 2)
+        yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
 
 
 def _render_wasi(source: str, format: str) -> bytes:

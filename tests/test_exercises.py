@@ -1,0 +1,134 @@
+"""Every exercise of every chapter: the solution passes, the stub fails, plausible wrong answers fail.
+
+The notebooks are the source: this file runs a chapter's code cells in order (check cells skipped),
+stopping at each exercise cell to try the stored solution, nbgrader's stub and the wrong answers
+listed in ``tests/exercises/chNN.py`` (``WRONG_ANSWERS = {exercise id: [(label, source), ...]}``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+import io
+import os
+import re
+from functools import cache
+from pathlib import Path
+
+import pytest
+
+nbformat = pytest.importorskip("nbformat")
+
+from varfunc.grading import evaluate, lookup  # noqa: E402
+from varfunc.grading.notebook import (  # noqa: E402
+    check_cells,
+    nbgrader_meta,
+    solution_cells,
+    solution_source,
+    source_of,
+    stub_source,
+)
+
+NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
+CHAPTERS = sorted(NOTEBOOKS.glob("[0-9][0-9]_*.ipynb"))
+CHECK_CALL = re.compile(r"""check\(\s*["']([\w.]+)["']""")
+
+
+def chapter_of(path: Path) -> str:
+    return f"ch{path.name[:2]}"
+
+
+def exercise_ids(path: Path) -> list[str]:
+    nb = nbformat.read(path, as_version=4)
+    return [m for cell in check_cells(nb).values() for m in CHECK_CALL.findall(source_of(cell))]
+
+
+CASES = [(path, ex) for path in CHAPTERS for ex in exercise_ids(path)]
+
+
+def wrong_answers(exercise_id: str) -> list:
+    module = importlib.import_module(f"exercises.{exercise_id.split('.')[0]}")
+    return module.WRONG_ANSWERS.get(exercise_id, [])
+
+
+@cache
+def states(path: Path) -> dict:
+    """{grade_id: (namespace just before the exercise cell, its source)}, from one pass over the chapter."""
+    nb = nbformat.read(path, as_version=4)
+    namespace: dict = {"__name__": "__main__"}
+    found = {}
+    cwd = os.getcwd()
+    os.chdir(path.parent)
+    try:
+        for index, cell in enumerate(nb.cells):
+            if cell.cell_type != "code" or nbgrader_meta(cell).get("grade"):
+                continue  # check cells run in the tests themselves
+            source = source_of(cell)
+            meta = nbgrader_meta(cell)
+            if meta.get("solution"):
+                found[meta["grade_id"]] = (dict(namespace), source)
+                source = solution_source(source)
+            with contextlib.redirect_stdout(io.StringIO()):
+                exec(compile(source, f"{path.name}[{index}]", "exec"), namespace)
+    finally:
+        os.chdir(cwd)
+    return found
+
+
+def verdict_for(path: Path, exercise_id: str, source: str):
+    before, _ = states(path)[lookup(exercise_id).grade_id]
+    namespace = dict(before)
+    cwd = os.getcwd()
+    os.chdir(path.parent)
+    try:
+        with contextlib.redirect_stdout(io.StringIO()):
+            try:
+                exec(compile(source, exercise_id, "exec"), namespace)
+            except NotImplementedError:
+                pass  # a stub that raises at definition time: evaluate reports it as not solved
+            return evaluate(exercise_id, namespace)
+    finally:
+        os.chdir(cwd)
+
+
+@pytest.mark.parametrize("path, exercise_id", CASES, ids=[c[1] for c in CASES])
+def test_the_solution_passes(path, exercise_id):
+    _, source = states(path)[lookup(exercise_id).grade_id]
+    verdict = verdict_for(path, exercise_id, solution_source(source))
+    assert verdict.passed, str(verdict)
+
+
+@pytest.mark.parametrize("path, exercise_id", CASES, ids=[c[1] for c in CASES])
+def test_the_stub_fails(path, exercise_id):
+    _, source = states(path)[lookup(exercise_id).grade_id]
+    verdict = verdict_for(path, exercise_id, stub_source(source))
+    assert not verdict.passed and verdict.case == "not solved yet", str(verdict)
+
+
+@pytest.mark.parametrize("path, exercise_id", CASES, ids=[c[1] for c in CASES])
+def test_plausible_wrong_answers_fail(path, exercise_id):
+    answers = wrong_answers(exercise_id)
+    assert len(answers) >= 2, f"{exercise_id} needs at least two wrong answers in tests/exercises"
+    for label, source in answers:
+        verdict = verdict_for(path, exercise_id, source)
+        assert not verdict.passed, f"wrong answer {label!r} passed {exercise_id}"
+
+
+@pytest.mark.parametrize("path", CHAPTERS, ids=lambda p: p.name)
+def test_exercise_cells_carry_nbgrader_metadata(path):
+    nb = nbformat.read(path, as_version=4)
+    solutions, checks = solution_cells(nb), check_cells(nb)
+    assert len(solutions) == len(checks)
+    if int(path.name[:2]) >= 2:
+        assert 2 <= len(checks) <= 4, f"{path.name} has {len(checks)} exercises"
+    for exercise_id in exercise_ids(path):
+        ex = lookup(exercise_id)
+        assert exercise_id.startswith(chapter_of(path) + ".")
+        assert ex.grade_id in solutions, f"no solution cell with grade_id {ex.grade_id}"
+        check_cell = checks[f"{ex.grade_id}_check"]
+        meta = nbgrader_meta(check_cell)
+        assert meta["points"] == ex.points and meta["locked"] and meta["schema_version"] == 3
+        assert nbgrader_meta(solutions[ex.grade_id])["schema_version"] == 3
+        cells = nb.cells
+        position = cells.index(solutions[ex.grade_id])
+        assert cells[position + 1] is check_cell, f"{exercise_id}: the check cell must follow the exercise"

@@ -1,0 +1,187 @@
+"""Exercises that grade themselves: a registry of checks, and check("ch03.mul") for students.
+
+Each chapter module (``ch02.py``, ``ch03.py``, ...) registers its exercises with ``@exercise``. A
+check function gets the student's namespace (the notebook's variables) and raises ``CheckFailed``
+with the case that failed, what was expected, what it got, and a hint. ``check(id)`` runs one
+exercise and prints a short verdict; ``evaluate(id, namespace)`` returns it as a ``Verdict``.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ..variable import Variable
+
+REGISTRY: dict[str, Exercise] = {}
+
+
+@dataclass(frozen=True)
+class Exercise:
+    """One graded exercise: its id (``ch03.mul``), what it asks, its points and its check."""
+
+    id: str
+    title: str
+    points: int
+    needs: tuple[str, ...]
+    run: Callable[[dict], None] = field(repr=False)
+
+    @property
+    def grade_id(self) -> str:
+        """The nbgrader grade_id of the exercise's solution cell (nbgrader allows no dots)."""
+        return self.id.replace(".", "_")
+
+
+def exercise(exercise_id: str, *, title: str, points: int, needs: tuple[str, ...] = ()) -> Callable:
+    """Register the decorated function as the check of an exercise."""
+
+    def register(run: Callable[[dict], None]) -> Callable[[dict], None]:
+        REGISTRY[exercise_id] = Exercise(exercise_id, title, points, tuple(needs), run)
+        return run
+
+    return register
+
+
+class CheckFailed(Exception):
+    """Raised by a check: which case failed, what was expected, what the student's code gave, a hint."""
+
+    def __init__(self, case: str, expected: Any = None, got: Any = None, hint: str = "") -> None:
+        super().__init__(case)
+        self.case, self.expected, self.got, self.hint = case, expected, got, hint
+
+
+@dataclass
+class Verdict:
+    """The outcome of one exercise's checks, printed as a short friendly text."""
+
+    exercise: Exercise
+    passed: bool
+    case: str = ""
+    expected: Any = None
+    got: Any = None
+    hint: str = ""
+
+    @property
+    def points(self) -> int:
+        """Points earned: all or nothing."""
+        return self.exercise.points if self.passed else 0
+
+    def __str__(self) -> str:
+        ex = self.exercise
+        if self.passed:
+            return f"✔ {ex.id} passed ({ex.points}/{ex.points} points): {ex.title}"
+        lines = [f"✘ {ex.id} not passed yet (0/{ex.points} points): {ex.title}", f"  case:     {self.case}"]
+        if self.expected is not None or self.got is not None:
+            lines.append(f"  expected: {show(self.expected)}")
+            lines.append(f"  got:      {show(self.got)}")
+        if self.hint:
+            lines.append(f"  hint:     {self.hint}")
+        return "\n".join(lines)
+
+
+def show(value: Any) -> str:
+    """A short, deterministic text for a value in a verdict (arrays with 4 significant digits)."""
+    data = value.data if isinstance(value, Variable) else value
+    if isinstance(data, np.ndarray):
+        return np.array2string(data, precision=4, separator=", ", threshold=20).replace("\n", " ")
+    if isinstance(data, float):
+        return f"{data:.6g}"
+    return repr(data)
+
+
+def lookup(exercise_id: str) -> Exercise:
+    """The registered exercise, importing its chapter module (``ch03.x`` -> grading.ch03) on demand."""
+    if exercise_id not in REGISTRY:
+        chapter = exercise_id.split(".", 1)[0]
+        try:
+            importlib.import_module(f"{__package__}.{chapter}")
+        except ModuleNotFoundError:
+            pass
+    if exercise_id not in REGISTRY:
+        known = ", ".join(sorted(REGISTRY)) or "none loaded"
+        raise KeyError(f"no exercise {exercise_id!r}; check the id in the cell (known: {known})")
+    return REGISTRY[exercise_id]
+
+
+def evaluate(exercise_id: str, namespace: dict) -> Verdict:
+    """Run one exercise's checks against the names in namespace and return the verdict."""
+    ex = lookup(exercise_id)
+    missing = [name for name in ex.needs if name not in namespace]
+    if missing:
+        return Verdict(
+            ex, False, f"{', '.join(missing)} not defined", hint="run the exercise cell above first"
+        )
+    try:
+        ex.run(namespace)
+    except CheckFailed as failure:
+        return Verdict(ex, False, failure.case, failure.expected, failure.got, failure.hint)
+    except NotImplementedError:
+        return Verdict(
+            ex,
+            False,
+            "not solved yet",
+            hint="replace `raise NotImplementedError()` with your code and run it",
+        )
+    except Exception as error:  # noqa: BLE001 - the student's code may raise anything
+        return Verdict(
+            ex,
+            False,
+            "your code raised an error",
+            got=f"{type(error).__name__}: {error}",
+            hint="run the exercise cell on a small example to see where it fails",
+        )
+    return Verdict(ex, True)
+
+
+def check(exercise_id: str, namespace: dict | None = None) -> None:
+    """Check one exercise against the notebook's variables and print the verdict."""
+    print(evaluate(exercise_id, namespace if namespace is not None else _callers_namespace()))
+
+
+def _callers_namespace() -> dict:
+    try:
+        from IPython import get_ipython  # noqa: PLC0415 - only inside a notebook
+
+        shell = get_ipython()
+    except ImportError:
+        shell = None
+    if shell is not None:
+        return shell.user_ns
+    return inspect.stack()[2].frame.f_globals
+
+
+# --- helpers for writing checks -------------------------------------------------------------------
+
+
+def expect_close(
+    case: str, got: Any, expected: Any, hint: str = "", rtol: float = 1e-6, atol: float = 1e-8
+) -> None:
+    """CheckFailed unless got has expected's shape and values (within tolerance)."""
+    got_array = np.asarray(got.data if isinstance(got, Variable) else got)
+    expected_array = np.asarray(expected)
+    if got_array.shape != expected_array.shape:
+        raise CheckFailed(f"{case} (shape)", expected_array.shape, got_array.shape, hint)
+    if not np.allclose(got_array, expected_array, rtol=rtol, atol=atol, equal_nan=True):
+        raise CheckFailed(case, expected_array, got_array, hint)
+
+
+def expect_equal(case: str, got: Any, expected: Any, hint: str = "") -> None:
+    """CheckFailed unless got == expected."""
+    if got != expected:
+        raise CheckFailed(case, expected, got, hint)
+
+
+def expect_raises(case: str, error: type, call: Callable[[], Any], hint: str = "") -> None:
+    """CheckFailed unless call() raises error."""
+    try:
+        call()
+    except error:
+        return
+    except Exception as other:  # noqa: BLE001
+        raise CheckFailed(case, error.__name__, f"{type(other).__name__}: {other}", hint) from None
+    raise CheckFailed(case, f"{error.__name__} raised", "no error", hint)
