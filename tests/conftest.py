@@ -21,3 +21,25 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 def rng():
     """A NumPy Generator with a fixed seed: the same data on every run."""
     return np.random.default_rng(20160916)
+
+
+def _gpu_reason() -> str:
+    from varfunc.backend import gpu_status
+
+    available, reason = gpu_status()
+    return "" if available else reason
+
+
+@pytest.fixture(params=["cpu", "cuda"])
+def device(request):
+    """Run a test body once per device; the GPU case skips cleanly (saying why) where there is none."""
+    if request.param == "cuda":
+        reason = _gpu_reason()
+        if reason:
+            pytest.skip(f"no GPU: {reason}")
+    return request.param
+
+
+def gpu_only():
+    """A skip mark for GPU-only cases (evaluated when the test runs)."""
+    return pytest.mark.skipif(bool(_gpu_reason()), reason="needs a GPU (CuPy, a driver and a device)")

@@ -239,7 +239,8 @@ def test_every_public_method_has_a_forward_row():
     exempt = {
         "backward", "register_hook", "remove_hook", "size", "dim", "numel", "item", "numpy", "type",
         "float", "double", "requires_grad", "data", "grad", "creator", "volatile", "shape", "dtype",
-        "ndim", "device", "grad_fn", "is_leaf", "next_functions", "output_nr", "retain_grad",
+        "ndim", "device", "cuda", "cpu", "is_cuda", "grad_fn", "is_leaf", "next_functions", "output_nr",
+        "retain_grad",
     }  # fmt: skip
     covered = {name.split("-")[0] for name, *_ in METHODS} | {"type", "float", "double"}
     names = {n for n in dir(Variable) if not n.startswith("_")} - exempt

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pytest
+from conftest import gpu_only
 
 import varfunc as vf
 from varfunc import Variable
@@ -220,6 +221,8 @@ CASES = [
     # float64 -> float32 -> float64: float32 rounding needs a larger step.
     case(F.Type, normal(3, 4), args=(np.float32,), check={"eps": 1e-2, "atol": 1e-4}, id="float32"),
     case(F.Clone, normal(3, 4)),
+    case(F.CpuTransfer, normal(3, 4)),
+    pytest.param(*case(F.CudaTransfer, normal(3, 4)).values, marks=gpu_only(), id="CudaTransfer"),
     # blas
     case(F.Matmul, normal(3), normal(3), id="1-d@1-d"),
     case(F.Matmul, normal(3), normal(3, 4), id="1-d@2-d"),

@@ -8,6 +8,7 @@ from typing import Any
 from .backend import as_array, device_of, get_array_module, to_device
 from .engine import ExecutionEngine
 from .errors import BackwardError, DeviceError, DTypeError, InplaceError, ShapeError
+from .functions import CpuTransfer, CudaTransfer
 from .leaf import Leaf
 from .methods import VariableMethods
 from .modern import ModernVariableNames
@@ -74,6 +75,10 @@ class Variable(VariableMethods, ModernVariableNames):
 
     def _accumulate_grad(self, grad: Any) -> None:
         """Add grad into .grad (its own array: the incoming one may be borrowed)."""
+        if self._grad is None and getattr(grad, "shape", None) == self._data.shape:
+            # The first gradient is copied in: one pass over memory, where zeros + add are two.
+            self._grad = get_array_module(self._data).array(grad, dtype=self._data.dtype)
+            return
         if self._grad is None:
             self._grad = get_array_module(self._data).zeros_like(self._data)
         self._grad += grad
@@ -117,6 +122,22 @@ class Variable(VariableMethods, ModernVariableNames):
     def device(self) -> str:
         """'cpu' or 'cuda:N'."""
         return device_of(self._data)
+
+    @property
+    def is_cuda(self) -> bool:
+        """True when the data lives on a GPU."""
+        return self.device != "cpu"
+
+    def cuda(self, device: int | None = None) -> Variable:
+        """This Variable on a GPU (the current one, or device N); gradients flow back across the move."""
+        target = "cuda" if device is None else f"cuda:{device}"
+        if self.is_cuda and (device is None or self.device == target):
+            return self
+        return CudaTransfer(target)(self)
+
+    def cpu(self) -> Variable:
+        """This Variable on the CPU; gradients flow back to the GPU it came from."""
+        return self if not self.is_cuda else CpuTransfer()(self)
 
     def size(self, dim: int | None = None) -> Any:
         """The shape, or the size of one dim."""
@@ -211,11 +232,11 @@ class Variable(VariableMethods, ModernVariableNames):
 
     def _make_output(self, array: Any, creator: Any) -> Variable:
         """A new Variable for a Function's output (volatile when there is no creator)."""
-        return Variable(array, creator, volatile=creator is None)
+        return Variable(array, creator, creator is None)  # positional: a keyword costs more per op
 
     def _constant(self, value: Any) -> Variable:
-        """An array operand wrapped as a Variable that needs no grad."""
-        return Variable(value, requires_grad=False)
+        """An array operand wrapped as a Variable that needs no grad, on this Variable's device."""
+        return Variable(to_device(as_array(value), self.device), requires_grad=False)
 
     def _check_inplace_target(self, op_name: str, inputs: tuple) -> None:
         """Raise before an in-place op writes into this Variable, if that would go wrong."""

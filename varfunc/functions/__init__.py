@@ -42,6 +42,19 @@ from .pointwise import (
     Tanh,
 )
 from .reduce import Max, Mean, Median, Min, Mode, Sum
-from .tensor import Clone, Concat, Expand, Index, Permute, Squeeze, Transpose, Type, Unsqueeze, View
+from .tensor import (
+    Clone,
+    Concat,
+    CpuTransfer,
+    CudaTransfer,
+    Expand,
+    Index,
+    Permute,
+    Squeeze,
+    Transpose,
+    Type,
+    Unsqueeze,
+    View,
+)
 
 __all__ = [name for name in dir() if name[0].isupper()]

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..backend import get_array_module, scatter_add
+from ..backend import device_of, get_array_module, scatter_add, to_device
 from ..errors import ShapeError
 from ..function import Function
 from .utils import check_dim, sum_to_shape
@@ -229,3 +229,30 @@ class Clone(Function):
 
     def backward(self, grad_output):
         return grad_output
+
+
+class _Transfer(Function):
+    """Moves data to another device; backward moves the gradient back to where the input lived."""
+
+    target = "cpu"
+
+    def forward(self, a):
+        self.source = device_of(a)
+        return to_device(a, self.target)
+
+    def backward(self, grad_output):
+        return to_device(grad_output, self.source)
+
+    def extra_repr(self) -> str:
+        return repr(self.target)
+
+
+class CudaTransfer(_Transfer):
+    """To a GPU, 'cuda' (the current one) or 'cuda:N': v0.1.4's CudaTransfer without its device-0 quirk."""
+
+    def __init__(self, device: str = "cuda") -> None:
+        self.target = device
+
+
+class CpuTransfer(_Transfer):
+    """To the CPU (as a NumPy array)."""

@@ -1,0 +1,153 @@
+"""Devices: one test body for CPU and GPU (the GPU case skips where there is none), moves as Functions,
+clear errors for mixed devices and for a missing GPU, and detection that never crashes."""
+
+import time
+
+import numpy as np
+import pytest
+
+import varfunc as vf
+from varfunc import EventLog, Variable, backend
+from varfunc.nn import Linear, cross_entropy
+from varfunc.optim import SGD
+
+
+def on(device, array, **kwargs):
+    """A leaf Variable holding array on device."""
+    return Variable(backend.to_device(np.asarray(array), device), **kwargs)
+
+
+def test_engine_order_and_gradients_on_each_device(device):
+    x, y = on(device, [2.0]), on(device, [3.0])
+    c = (x * 2) * 3 + (y + 1) * 4
+    log = EventLog()
+    c.backward(recorder=log)
+    names = [type(fn).__name__ for fn in log.visit_order()]
+    assert names == ["Add", "MulConstant", "AddConstant", "Leaf", "MulConstant", "MulConstant", "Leaf"]
+    assert x.grad.tolist() == [6.0] and y.grad.tolist() == [4.0]
+    assert x.grad.__class__ is x.data.__class__ and x.device == device.replace("cuda", "cuda:0")
+
+
+@pytest.mark.parametrize(
+    "fn",
+    [
+        lambda a, b: (a * b + a / (b * b + 1)).sum(),
+        lambda a, b: (a.mm(b.t()).tanh() ** 2).mean(),
+        lambda a, b: a.log_softmax(1).sum(0) * b[0],
+        lambda a, b: vf.cat([a, b], 0).max(0)[0].sigmoid(),
+        lambda a, b: a[[0, 0, 1]].exp().sum(1) + b.abs().sum(),
+    ],
+)
+def test_ops_gradcheck_on_each_device(device, fn, rng):
+    a = on(device, rng.standard_normal((2, 3)))
+    b = on(device, rng.standard_normal((2, 3)))
+    assert vf.gradcheck(fn, (a, b))
+
+
+def test_a_training_step_on_each_device(device, rng):
+    model = Linear(4, 3, rng=np.random.default_rng(0)).double()
+    model.to(device)
+    x = on(device, rng.standard_normal((8, 4)), requires_grad=False)
+    target = on(device, rng.integers(0, 3, 8))
+    optimizer = SGD(model.parameters(), lr=0.5)
+    losses = []
+    for _ in range(5):
+        optimizer.zero_grad()
+        loss = cross_entropy(model(x), target)
+        loss.backward()
+        optimizer.step()
+        losses.append(loss.item())
+    assert losses[-1] < losses[0]
+    assert all(p.device == x.device and p.grad.__class__ is p.data.__class__ for p in model.parameters())
+
+
+def test_cpu_on_the_cpu_is_the_same_variable():
+    x = Variable(np.ones(2))
+    assert x.cpu() is x and not x.is_cuda and x.device == "cpu"
+
+
+def test_asking_for_a_gpu_where_there_is_none_says_what_is_missing(monkeypatch):
+    monkeypatch.setattr(backend, "_gpu_status", None)
+    monkeypatch.setenv("VARFUNC_FORCE_CPU", "1")
+    x = Variable(np.ones(2))
+    with pytest.raises(vf.DeviceError, match="VARFUNC_FORCE_CPU"):
+        x.cuda()
+    assert x.device == "cpu" and x.creator.__class__ is vf.Leaf  # nothing changed
+
+
+def test_detection_never_crashes_and_is_quick(monkeypatch):
+    monkeypatch.setattr(backend, "_gpu_status", None)
+    start = time.perf_counter()
+    available, reason = backend.gpu_status()
+    assert isinstance(available, bool) and reason
+    assert time.perf_counter() - start < 30  # a probe, not a benchmark: only a hang would fail
+    if not available:
+        assert any(
+            word in reason
+            for word in ("CuPy is not installed", "driver", "no GPU device", "kernel", "VARFUNC_FORCE_CPU")
+        )
+
+
+def test_detection_names_a_missing_cupy(monkeypatch):
+    def no_cupy():
+        raise ImportError("No module named 'cupy'")
+
+    monkeypatch.setattr(backend, "_cupy_module", no_cupy)
+    monkeypatch.delenv("VARFUNC_FORCE_CPU", raising=False)
+    available, reason = backend._probe_gpu()
+    assert not available and "CuPy is not installed" in reason and ".[gpu]" in reason
+
+
+def test_a_gpu_without_a_driver_is_named(monkeypatch):
+    class Runtime:
+        @staticmethod
+        def getDeviceCount():
+            raise RuntimeError("cudaErrorInsufficientDriver")
+
+    class FakeCupy:
+        cuda = type("cuda", (), {"runtime": Runtime})
+
+    monkeypatch.setattr(backend, "_cupy_module", lambda: FakeCupy)
+    monkeypatch.delenv("VARFUNC_FORCE_CPU", raising=False)
+    available, reason = backend._probe_gpu()
+    assert not available and "no NVIDIA driver" in reason
+
+
+def test_a_driver_without_a_device_is_named(monkeypatch):
+    class Runtime:
+        @staticmethod
+        def getDeviceCount():
+            return 0
+
+    class FakeCupy:
+        cuda = type("cuda", (), {"runtime": Runtime})
+
+    monkeypatch.setattr(backend, "_cupy_module", lambda: FakeCupy)
+    monkeypatch.delenv("VARFUNC_FORCE_CPU", raising=False)
+    available, reason = backend._probe_gpu()
+    assert not available and "no GPU device" in reason
+
+
+def gpu_or_skip():
+    available, reason = backend.gpu_status()
+    if not available:
+        pytest.skip(f"no GPU: {reason}")
+
+
+def test_moves_are_functions_and_gradients_flow_back():
+    gpu_or_skip()
+    x = Variable(np.array([1.0, 2.0]))
+    on_gpu = x.cuda()
+    assert on_gpu.is_cuda and type(on_gpu.creator).__name__ == "CudaTransfer"
+    back = (on_gpu * 3).cpu()
+    assert back.device == "cpu"
+    back.sum().backward()
+    assert x.grad.tolist() == [3.0, 3.0] and x.device == "cpu"
+
+
+def test_mixing_devices_names_both_and_the_fix():
+    gpu_or_skip()
+    a = Variable(np.ones(2))
+    b = Variable(np.ones(2)).cuda()
+    with pytest.raises(vf.DeviceError, match=r"Add: .*cpu.*cuda:0.*\.cuda\(\) or \.cpu\(\)"):
+        a + b
