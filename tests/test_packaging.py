@@ -123,7 +123,7 @@ def test_nbval_sanitizers_mask_addresses_and_svg():
     nbval_plugin = pytest.importorskip("nbval.plugin", reason="nbval is not installed")
     text = (ROOT / "tests" / "nbval_sanitize.cfg").read_text(encoding="utf-8")
     patterns = nbval_plugin.get_sanitize_patterns(text)
-    assert len(patterns) == 2
+    assert len(patterns) == 3
 
     def clean(s):
         for regex, replace in patterns:
@@ -138,3 +138,6 @@ def test_nbval_sanitizers_mask_addresses_and_svg():
     )
     assert clean(svg.format(v="2.43.0", w=62)) == clean(svg.format(v="14.0.1", w=71))
     assert clean('<svg width="62"/>') == clean('<svg width="71"/>')  # IPython's SVG() output
+    gpu = "GPU here: {}\npictures: yes"
+    assert clean(gpu.format("no (CuPy is not installed)")) == clean(gpu.format("yes, 1 CUDA device(s)"))
+    assert clean("pictures: yes") != clean("pictures: no")

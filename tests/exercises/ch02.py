@@ -1,0 +1,76 @@
+"""Plausible wrong answers to chapter 02's exercises: each must fail its check."""
+
+WRONG_ANSWERS = {
+    "ch02.make_param": [
+        (
+            "wraps the values as they are (integer data cannot require grad)",
+            "def make_param(values):\n    return Variable(values, requires_grad=True)\n",
+        ),
+        (
+            "converts everything to float64 (float32 data loses its dtype)",
+            "def make_param(values):\n"
+            "    return Variable(np.array(values, dtype=np.float64), requires_grad=True)\n",
+        ),
+        (
+            "converts only non-floats, and shares the caller's float array",
+            "def make_param(values):\n"
+            "    data = np.asarray(values)\n"
+            "    if data.dtype.kind != 'f':\n"
+            "        data = data.astype(np.float64)\n"
+            "    return Variable(data, requires_grad=True)\n",
+        ),
+        (
+            "copies and converts, but leaves requires_grad at its default for float32",
+            "def make_param(values):\n"
+            "    data = np.array(values)\n"
+            "    if data.dtype.kind != 'f':\n"
+            "        data = data.astype(np.float64)\n"
+            "    return Variable(data, requires_grad=data.dtype == np.float64)\n",
+        ),
+    ],
+    "ch02.describe": [
+        (
+            "today's rule: a leaf is a Variable whose creator is None",
+            "def describe(v):\n"
+            "    if v.creator is None:\n"
+            "        return 'leaf, requires grad' if v.requires_grad else 'leaf, no grad'\n"
+            "    return 'computed by ' + type(v.creator).__name__\n",
+        ),
+        (
+            "asks requires_grad before volatile",
+            "def describe(v):\n"
+            "    if isinstance(v.creator, Leaf):\n"
+            "        return 'leaf, requires grad' if v.requires_grad else 'leaf, no grad'\n"
+            "    if not v.requires_grad:\n"
+            "        return 'leaf, no grad'\n"
+            "    if v.volatile:\n"
+            "        return 'volatile'\n"
+            "    return 'computed by ' + type(v.creator).__name__\n",
+        ),
+        (
+            "treats every Variable that needs no grad as a leaf without grad",
+            "def describe(v):\n"
+            "    if v.volatile:\n"
+            "        return 'volatile'\n"
+            "    if not v.requires_grad:\n"
+            "        return 'leaf, no grad'\n"
+            "    if isinstance(v.creator, Leaf):\n"
+            "        return 'leaf, requires grad'\n"
+            "    return 'computed by ' + type(v.creator).__name__\n",
+        ),
+    ],
+    "ch02.predict_grad": [
+        (
+            "the second backward replaces .grad",
+            "predicted_a_grad = [0.5, 0.5]\npredicted_b_grad = None\n",
+        ),
+        (
+            "only the first backward counts",
+            "predicted_a_grad = [3.0, 4.0]\npredicted_b_grad = None\n",
+        ),
+        (
+            "an integer Variable gets a zero .grad too",
+            "predicted_a_grad = [3.5, 4.5]\npredicted_b_grad = [0, 0]\n",
+        ),
+    ],
+}

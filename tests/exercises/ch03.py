@@ -1,0 +1,125 @@
+"""Plausible wrong answers to chapter 03's exercises; each must fail its check."""
+
+MUL_SWAPPED = """
+class Mul(Function):
+    def forward(self, a, b):
+        self.save_for_backward(a, b)
+        return a * b
+
+    def backward(self, grad_output):
+        a, b = self.saved_tensors
+        return sum_to_shape(grad_output * a, a.shape), sum_to_shape(grad_output * b, b.shape)
+"""
+
+MUL_NO_SUM = """
+class Mul(Function):
+    def forward(self, a, b):
+        self.save_for_backward(a, b)
+        return a * b
+
+    def backward(self, grad_output):
+        a, b = self.saved_tensors
+        return grad_output * b, grad_output * a
+"""
+
+MUL_ATTRIBUTES = """
+class Mul(Function):
+    def forward(self, a, b):
+        self.a, self.b = a, b  # kept as attributes: an in-place change goes unnoticed
+        return a * b
+
+    def backward(self, grad_output):
+        grad_a = sum_to_shape(grad_output * self.b, self.a.shape)
+        return grad_a, sum_to_shape(grad_output * self.a, self.b.shape)
+"""
+
+MUL_FORGETS_GRAD_OUTPUT = """
+class Mul(Function):
+    def forward(self, a, b):
+        self.save_for_backward(a, b)
+        return a * b
+
+    def backward(self, grad_output):
+        a, b = self.saved_tensors
+        ones = np.ones_like(grad_output)
+        return sum_to_shape(b * ones, a.shape), sum_to_shape(a * ones, b.shape)
+"""
+
+DIV_SIGN = """
+class Div(Function):
+    def forward(self, a, b):
+        self.save_for_backward(a, b)
+        return a / b
+
+    def backward(self, grad_output):
+        a, b = self.saved_tensors
+        return sum_to_shape(grad_output / b, a.shape), sum_to_shape(grad_output * a / b**2, b.shape)
+"""
+
+DIV_NOT_SQUARED = """
+class Div(Function):
+    def forward(self, a, b):
+        self.save_for_backward(a, b)
+        return a / b
+
+    def backward(self, grad_output):
+        a, b = self.saved_tensors
+        return sum_to_shape(grad_output / b, a.shape), sum_to_shape(-grad_output * a / b, b.shape)
+"""
+
+DIV_NO_SUM = """
+class Div(Function):
+    def forward(self, a, b):
+        self.save_for_backward(a, b)
+        return a / b
+
+    def backward(self, grad_output):
+        a, b = self.saved_tensors
+        return grad_output / b, -grad_output * a / b**2
+"""
+
+DIV_MEAN_NOT_SUM = """
+def reduce_to(grad, shape):
+    while grad.ndim > len(shape):
+        grad = grad.mean(axis=0)
+    for axis, n in enumerate(shape):
+        if n == 1 and grad.shape[axis] != 1:
+            grad = grad.mean(axis=axis, keepdims=True)
+    return grad
+
+class Div(Function):
+    def forward(self, a, b):
+        self.save_for_backward(a, b)
+        return a / b
+
+    def backward(self, grad_output):
+        a, b = self.saved_tensors
+        return reduce_to(grad_output / b, a.shape), reduce_to(-grad_output * a / b**2, b.shape)
+"""
+
+DIV_MUL_FORWARD = """
+class Div(Function):
+    def forward(self, a, b):
+        self.save_for_backward(a, b)
+        return a * (1 / b)
+
+    def backward(self, grad_output):
+        a, b = self.saved_tensors
+        return sum_to_shape(grad_output / b, a.shape), sum_to_shape(grad_output / b, b.shape)
+"""
+
+WRONG_ANSWERS = {
+    "ch03.mul": [
+        ("swapped gradients: g*a for a and g*b for b", MUL_SWAPPED),
+        ("forgot to sum over broadcast dims", MUL_NO_SUM),
+        ("kept a and b as attributes instead of save_for_backward", MUL_ATTRIBUTES),
+        ("forgot to multiply by grad_output", MUL_FORGETS_GRAD_OUTPUT),
+    ],
+    "ch03.div": [
+        ("sign error in the gradient for b", DIV_SIGN),
+        ("divided by b instead of b**2 in the gradient for b", DIV_NOT_SQUARED),
+        ("forgot to sum over broadcast dims", DIV_NO_SUM),
+        ("averaged over broadcast dims instead of summing", DIV_MEAN_NOT_SUM),
+        ("gradient for b written as g / b, like a's", DIV_MUL_FORWARD),
+    ],
+}

@@ -1,0 +1,100 @@
+"""Plausible wrong answers to chapter 04's exercises; each must fail its check."""
+
+COUNTS_ONCE = """
+predicted_counts = {"Sum#5": [0], "Mul#4": [1], "Add#3": [1], "Mul#2": [1], "x": [1], "y": [1]}
+predicted_order = ["Sum#5", "Mul#4", "Add#3", "Mul#2", "y", "x"]
+"""
+
+COUNTS_ROOT_ONE = """
+predicted_counts = {"Sum#5": [1], "Mul#4": [1], "Add#3": [1], "Mul#2": [2], "x": [2], "y": [1]}
+predicted_order = ["Sum#5", "Mul#4", "Add#3", "Mul#2", "y", "x"]
+"""
+
+ORDER_FIFO = """
+predicted_counts = {"Sum#5": [0], "Mul#4": [1], "Add#3": [1], "Mul#2": [2], "x": [2], "y": [1]}
+predicted_order = ["Sum#5", "Mul#4", "Add#3", "Mul#2", "x", "y"]
+"""
+
+ORDER_EARLY = """
+predicted_counts = {"Sum#5": [0], "Mul#4": [1], "Add#3": [1], "Mul#2": [2], "x": [2], "y": [1]}
+predicted_order = ["Sum#5", "Mul#4", "Mul#2", "Add#3", "y", "x"]
+"""
+
+READY_FIRST_OUTPUT = """
+def is_ready_for_backward(dependencies, function):
+    return dependencies[function][0] == 0
+"""
+
+READY_INVERTED = """
+def is_ready_for_backward(dependencies, function):
+    return any(dependencies[function])
+"""
+
+READY_ANY_OUTPUT = """
+def is_ready_for_backward(dependencies, function):
+    return 0 in dependencies[function]
+"""
+
+READY_POPS = """
+def is_ready_for_backward(dependencies, function):
+    counts = dependencies[function]
+    if all(n == 0 for n in counts):
+        del dependencies[function]
+        return True
+    return False
+"""
+
+ADD_V011 = """
+def add_grad(need_copy, buffer, output_nr, grad):
+    if buffer[output_nr] is None:
+        buffer[output_nr] = grad
+    else:
+        buffer[output_nr] += grad
+"""
+
+ADD_V013 = """
+def add_grad(need_copy, buffer, output_nr, grad):
+    if buffer[output_nr] is None:
+        buffer[output_nr] = grad
+        need_copy.add(id(grad))  # marks the array, as v0.1.3 did, not the slot
+        return
+    if id(buffer[output_nr]) in need_copy:
+        need_copy.discard(id(buffer[output_nr]))
+        buffer[output_nr] = buffer[output_nr].copy()
+    buffer[output_nr] += grad
+"""
+
+ADD_REPLACES = """
+def add_grad(need_copy, buffer, output_nr, grad):
+    buffer[output_nr] = grad.copy()
+"""
+
+ADD_COPIES_NEW = """
+def add_grad(need_copy, buffer, output_nr, grad):
+    if buffer[output_nr] is None:
+        buffer[output_nr] = grad
+    else:
+        grad += buffer[output_nr]  # sums into the array that just arrived
+        buffer[output_nr] = grad
+"""
+
+WRONG_ANSWERS = {
+    "ch04.dependencies": [
+        ("counted each input once, not once per use", COUNTS_ONCE),
+        ("gave the root a count of 1 for the seed", COUNTS_ROOT_ONE),
+        ("FIFO order instead of the stack", ORDER_FIFO),
+        ("popped Mul#2 before all its gradients arrived", ORDER_EARLY),
+    ],
+    "ch04.is_ready": [
+        ("looks at output 0 only", READY_FIRST_OUTPUT),
+        ("inverted: ready while a count is left", READY_INVERTED),
+        ("ready when any output is done", READY_ANY_OUTPUT),
+        ("deletes the entry from the dict", READY_POPS),
+    ],
+    "ch04.add_grad": [
+        ("v0.1.1: adds into the first array that arrived", ADD_V011),
+        ("v0.1.3: need_copy marks the array, not the slot", ADD_V013),
+        ("replaces instead of summing", ADD_REPLACES),
+        ("sums into the array that just arrived", ADD_COPIES_NEW),
+    ],
+}

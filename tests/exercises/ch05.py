@@ -1,0 +1,209 @@
+"""Plausible wrong answers to chapter 05's exercises; each must fail its check."""
+
+SIGMOID_MISSING_ONE_MINUS_Y = """
+class MySigmoid(Function):
+    def forward(self, a):
+        y = 1 / (1 + np.exp(-a))
+        self.save_for_backward(y)
+        return y
+
+    def backward(self, grad_output):
+        (y,) = self.saved_tensors
+        return grad_output * y
+"""
+
+SIGMOID_FORMULA_ON_INPUT = """
+class MySigmoid(Function):
+    def forward(self, a):
+        self.save_for_backward(a)
+        return 1 / (1 + np.exp(-a))
+
+    def backward(self, grad_output):
+        (a,) = self.saved_tensors
+        return grad_output * a * (1 - a)
+"""
+
+SIGMOID_TANH_DERIVATIVE = """
+class MySigmoid(Function):
+    def forward(self, a):
+        y = 1 / (1 + np.exp(-a))
+        self.save_for_backward(y)
+        return y
+
+    def backward(self, grad_output):
+        (y,) = self.saved_tensors
+        return grad_output * (1 - y * y)
+"""
+
+SIGMOID_SAVES_INPUT_RECOMPUTES = """
+class MySigmoid(Function):
+    def forward(self, a):
+        self.save_for_backward(a)
+        return 1 / (1 + np.exp(-a))
+
+    def backward(self, grad_output):
+        (a,) = self.saved_tensors
+        y = 1 / (1 + np.exp(-a))
+        return grad_output * y * (1 - y)
+"""
+
+SIGMOID_FORGETS_GRAD_OUTPUT = """
+class MySigmoid(Function):
+    def forward(self, a):
+        y = 1 / (1 + np.exp(-a))
+        self.save_for_backward(y)
+        return y
+
+    def backward(self, grad_output):
+        (y,) = self.saved_tensors
+        return y * (1 - y)
+"""
+
+BROADCAST_MUL = """
+class BroadcastMul(Function):
+    def forward(self, a, b):
+        self.save_for_backward(a, b)
+        return a * b
+
+    def backward(self, grad_output):
+        a, b = self.saved_tensors
+        return my_sum_to_shape(grad_output * b, a.shape), my_sum_to_shape(grad_output * a, b.shape)
+"""
+
+SUM_LEADING_ONLY = (
+    """
+def my_sum_to_shape(grad, shape):
+    extra = grad.ndim - len(shape)
+    return grad.sum(axis=tuple(range(extra)))
+"""
+    + BROADCAST_MUL
+)
+
+SUM_STRETCHED_ONLY = (
+    """
+def my_sum_to_shape(grad, shape):
+    stretched = tuple(i for i, n in enumerate(shape) if n == 1 and grad.shape[i] != 1)
+    return grad.sum(axis=stretched, keepdims=True)
+"""
+    + BROADCAST_MUL
+)
+
+SUM_WITHOUT_KEEPDIMS = (
+    """
+def my_sum_to_shape(grad, shape):
+    extra = grad.ndim - len(shape)
+    grad = grad.sum(axis=tuple(range(extra)))
+    stretched = tuple(i for i, n in enumerate(shape) if n == 1 and grad.shape[i] != 1)
+    return grad.sum(axis=stretched)
+"""
+    + BROADCAST_MUL
+)
+
+GOOD_SUM = """
+def my_sum_to_shape(grad, shape):
+    extra = grad.ndim - len(shape)
+    grad = grad.sum(axis=tuple(range(extra)))
+    stretched = tuple(i for i, n in enumerate(shape) if n == 1 and grad.shape[i] != 1)
+    return grad.sum(axis=stretched, keepdims=True)
+"""
+
+BROADCAST_SWAPPED = (
+    GOOD_SUM
+    + """
+class BroadcastMul(Function):
+    def forward(self, a, b):
+        self.save_for_backward(a, b)
+        return a * b
+
+    def backward(self, grad_output):
+        a, b = self.saved_tensors
+        return my_sum_to_shape(grad_output * a, a.shape), my_sum_to_shape(grad_output * b, b.shape)
+"""
+)
+
+BROADCAST_NO_SUM_IN_BACKWARD = (
+    GOOD_SUM
+    + """
+class BroadcastMul(Function):
+    def forward(self, a, b):
+        self.save_for_backward(a, b)
+        return a * b
+
+    def backward(self, grad_output):
+        a, b = self.saved_tensors
+        return grad_output * b, grad_output * a
+"""
+)
+
+MATMUL_NO_TRANSPOSES = """
+class MyMatmul(Function):
+    def forward(self, a, b):
+        self.save_for_backward(a, b)
+        return a @ b
+
+    def backward(self, grad_output):
+        a, b = self.saved_tensors
+        grad_a = grad_output @ b if self.needs_input_grad[0] else None
+        grad_b = a @ grad_output if self.needs_input_grad[1] else None
+        return grad_a, grad_b
+"""
+
+MATMUL_GRAD_B_TRANSPOSED = """
+class MyMatmul(Function):
+    def forward(self, a, b):
+        self.save_for_backward(a, b)
+        return a @ b
+
+    def backward(self, grad_output):
+        a, b = self.saved_tensors
+        grad_a = grad_output @ b.T if self.needs_input_grad[0] else None
+        grad_b = (a.T @ grad_output).T if self.needs_input_grad[1] else None
+        return grad_a, grad_b
+"""
+
+MATMUL_SQUARE_ONLY = """
+class MyMatmul(Function):
+    def forward(self, a, b):
+        self.save_for_backward(a, b)
+        return a @ b
+
+    def backward(self, grad_output):
+        a, b = self.saved_tensors
+        grad_a = b.T @ grad_output if self.needs_input_grad[0] else None
+        grad_b = grad_output @ a.T if self.needs_input_grad[1] else None
+        return grad_a, grad_b
+"""
+
+MATMUL_ALWAYS_BOTH = """
+class MyMatmul(Function):
+    def forward(self, a, b):
+        self.save_for_backward(a, b)
+        return a @ b
+
+    def backward(self, grad_output):
+        a, b = self.saved_tensors
+        return grad_output @ b.T, a.T @ grad_output
+"""
+
+WRONG_ANSWERS = {
+    "ch05.sigmoid": [
+        ("backward forgets the (1 - y) factor", SIGMOID_MISSING_ONE_MINUS_Y),
+        ("saves the input and applies y (1 - y) to it", SIGMOID_FORMULA_ON_INPUT),
+        ("tanh's derivative 1 - y^2", SIGMOID_TANH_DERIVATIVE),
+        ("saves the input and recomputes the sigmoid in backward", SIGMOID_SAVES_INPUT_RECOMPUTES),
+        ("backward forgets to multiply by grad_output", SIGMOID_FORGETS_GRAD_OUTPUT),
+    ],
+    "ch05.broadcast": [
+        ("sums only the leading dims", SUM_LEADING_ONLY),
+        ("sums only the stretched size-1 dims", SUM_STRETCHED_ONLY),
+        ("sums the stretched dims without keepdims", SUM_WITHOUT_KEEPDIMS),
+        ("swapped gradients in BroadcastMul", BROADCAST_SWAPPED),
+        ("BroadcastMul's backward does not sum back", BROADCAST_NO_SUM_IN_BACKWARD),
+    ],
+    "ch05.matmul": [
+        ("no transposes", MATMUL_NO_TRANSPOSES),
+        ("grad_b transposed", MATMUL_GRAD_B_TRANSPOSED),
+        ("operands in the wrong order (right only for symmetric cases)", MATMUL_SQUARE_ONLY),
+        ("ignores needs_input_grad", MATMUL_ALWAYS_BOTH),
+    ],
+}

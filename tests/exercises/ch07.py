@@ -1,0 +1,123 @@
+"""Plausible wrong answers to chapter 07's exercises; each must fail its check."""
+
+
+def _softplus(forward: str, backward: str) -> str:
+    return (
+        "class Softplus(Function):\n"
+        "    def forward(self, a):\n"
+        "        self.save_for_backward(a)\n"
+        f"        return {forward}\n"
+        "\n"
+        "    def backward(self, grad_output):\n"
+        "        (a,) = self.saved_tensors\n"
+        f"        return {backward}\n"
+    )
+
+
+STABLE = "np.maximum(a, 0) + np.log1p(np.exp(-np.abs(a)))"
+SIGMOID = "grad_output * 0.5 * (1 + np.tanh(a / 2))"
+
+
+def _clamp(forward_body: str, backward: str = "grad_output", signature: str = "grad_output, grad_mask=None"):
+    return (
+        "class ClampSTE(Function):\n"
+        "    def __init__(self, lo, hi):\n"
+        "        self.lo = lo\n"
+        "        self.hi = hi\n"
+        "\n"
+        "    def forward(self, a):\n"
+        f"{forward_body}"
+        "\n"
+        f"    def backward(self, {signature}):\n"
+        f"        return {backward}\n"
+    )
+
+
+MARKED = (
+    "        mask = (a < self.lo) | (a > self.hi)\n"
+    "        self.mark_non_differentiable(mask)\n"
+    "        return np.clip(a, self.lo, self.hi), mask\n"
+)
+
+
+def _mul_add(backward_body: str) -> str:
+    return (
+        "class MulAdd(Function):\n"
+        "    def forward(self, a, b, c):\n"
+        "        self.save_for_backward(a, b)\n"
+        "        return a * b + c\n"
+        "\n"
+        "    def backward(self, grad_output):\n"
+        "        a, b = self.saved_tensors\n"
+        "        need_a, need_b, need_c = self.needs_input_grad\n"
+        f"{backward_body}"
+    )
+
+
+WRONG_ANSWERS = {
+    "ch07.softplus": [
+        ("naive log(1 + exp(a))", _softplus("np.log(1 + np.exp(a))", SIGMOID)),
+        ("log1p(exp(a)): still overflows", _softplus("np.log1p(np.exp(a))", SIGMOID)),
+        ("backward exp(a) / (1 + exp(a))", _softplus(STABLE, "grad_output * np.exp(a) / (1 + np.exp(a))")),
+        ("backward uses softplus itself", _softplus(STABLE, f"grad_output * ({STABLE})")),
+        ("backward forgets grad_output", _softplus(STABLE, "0.5 * (1 + np.tanh(a / 2))")),
+    ],
+    "ch07.clamp_ste": [
+        (
+            "forgets mark_non_differentiable",
+            _clamp(
+                "        mask = (a < self.lo) | (a > self.hi)\n"
+                "        return np.clip(a, self.lo, self.hi), mask\n"
+            ),
+        ),
+        (
+            "the true clamp gradient instead of straight-through",
+            _clamp(
+                "        mask = (a < self.lo) | (a > self.hi)\n"
+                "        self.inside = ~mask\n"
+                "        self.mark_non_differentiable(mask)\n"
+                "        return np.clip(a, self.lo, self.hi), mask\n",
+                "grad_output * self.inside",
+            ),
+        ),
+        ("backward takes only one gradient", _clamp(MARKED, "grad_output", "grad_output")),
+        (
+            "a float mask",
+            _clamp(
+                "        mask = ((a < self.lo) | (a > self.hi)).astype(float)\n"
+                "        self.mark_non_differentiable(mask)\n"
+                "        return np.clip(a, self.lo, self.hi), mask\n"
+            ),
+        ),
+    ],
+    "ch07.mul_add": [
+        (
+            "ignores needs_input_grad",
+            _mul_add("        return grad_output * b, grad_output * a, grad_output\n"),
+        ),
+        (
+            "swapped gradients of a and b",
+            _mul_add(
+                "        grad_a = grad_output * a if need_a else None\n"
+                "        grad_b = grad_output * b if need_b else None\n"
+                "        return grad_a, grad_b, grad_output if need_c else None\n"
+            ),
+        ),
+        (
+            "returns no gradient for c",
+            _mul_add(
+                "        grad_a = grad_output * b if need_a else None\n"
+                "        grad_b = grad_output * a if need_b else None\n"
+                "        return grad_a, grad_b\n"
+            ),
+        ),
+        (
+            "needs_input_grad read in the wrong order",
+            _mul_add(
+                "        grad_a = grad_output * b if need_c else None\n"
+                "        grad_b = grad_output * a if need_b else None\n"
+                "        return grad_a, grad_b, grad_output if need_a else None\n"
+            ),
+        ),
+    ],
+}

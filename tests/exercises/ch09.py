@@ -1,0 +1,88 @@
+"""Plausible wrong answers to chapter 09's exercises (each must fail its check)."""
+
+WRONG_ANSWERS = {
+    "ch09.grad_device": [
+        (
+            "the gradient stays on the GPU where the work ran",
+            """
+predicted = {
+    "x.grad device": "cuda:0",
+    "x_gpu.is_leaf": False,
+    "fc.weight.grad device": "cuda:0",
+    "grad device of the leaf behind w": "cuda:0",
+}
+""",
+        ),
+        (
+            "a moved leaf is still a leaf",
+            """
+predicted = {
+    "x.grad device": "cpu",
+    "x_gpu.is_leaf": True,
+    "fc.weight.grad device": "cuda:0",
+    "grad device of the leaf behind w": "cpu",
+}
+""",
+        ),
+        (
+            "model.cuda() thought to record a transfer like x.cuda()",
+            """
+predicted = {
+    "x.grad device": "cpu",
+    "x_gpu.is_leaf": False,
+    "fc.weight.grad device": "cpu",
+    "grad device of the leaf behind w": "cpu",
+}
+""",
+        ),
+    ],
+    "ch09.one_hot": [
+        (
+            "np.zeros: always on the CPU",
+            """
+def one_hot(labels, num_classes):
+    out = np.zeros((labels.shape[0], num_classes), dtype=np.float32)
+    out[np.arange(labels.shape[0]), labels] = 1
+    return out
+""",
+        ),
+        (
+            "xp.zeros without a dtype (float64)",
+            """
+def one_hot(labels, num_classes):
+    xp = get_array_module(labels)
+    out = xp.zeros((labels.shape[0], num_classes))
+    out[xp.arange(labels.shape[0]), labels] = 1
+    return out
+""",
+        ),
+        (
+            "np.eye indexed by the labels",
+            """
+def one_hot(labels, num_classes):
+    return np.eye(num_classes, dtype=np.float32)[labels]
+""",
+        ),
+        (
+            "classes counted from the labels instead of num_classes",
+            """
+def one_hot(labels, num_classes):
+    xp = get_array_module(labels)
+    n_seen = int(labels.max()) + 1 if labels.size else 0
+    out = xp.zeros((labels.shape[0], n_seen), dtype=xp.float32)
+    out[xp.arange(labels.shape[0]), labels] = 1
+    return out
+""",
+        ),
+        (
+            "transposed: one column per label",
+            """
+def one_hot(labels, num_classes):
+    xp = get_array_module(labels)
+    out = xp.zeros((num_classes, labels.shape[0]), dtype=xp.float32)
+    out[labels, xp.arange(labels.shape[0])] = 1
+    return out
+""",
+        ),
+    ],
+}

@@ -1,0 +1,101 @@
+"""Plausible wrong answers to chapter 10's exercises (each must fail its check)."""
+
+WRONG_ANSWERS = {
+    "ch10.predict_modern": [
+        (
+            "v0.1 names (Leaf, Mul) instead of today's",
+            """
+predicted_next = {
+    "Add": [("Exp", 0), ("Leaf", 0)],
+    "Exp": [("Mul", 0)],
+    "Mul": [("Leaf", 0), ("Leaf", 0)],
+}
+""",
+        ),
+        (
+            "the constant c gets an AccumulateGrad",
+            """
+predicted_next = {
+    "AddBackward0": [("ExpBackward0", 0), ("AccumulateGrad", 0)],
+    "ExpBackward0": [("MulBackward0", 0)],
+    "MulBackward0": [("AccumulateGrad", 0), ("AccumulateGrad", 0)],
+}
+""",
+        ),
+        (
+            "the constant left out instead of (None, 0)",
+            """
+predicted_next = {
+    "AddBackward0": [("ExpBackward0", 0), ("AccumulateGrad", 0)],
+    "ExpBackward0": [("MulBackward0", 0)],
+    "MulBackward0": [("AccumulateGrad", 0)],
+}
+""",
+        ),
+        (
+            "inputs of the Add in the wrong order",
+            """
+predicted_next = {
+    "AddBackward0": [("AccumulateGrad", 0), ("ExpBackward0", 0)],
+    "ExpBackward0": [("MulBackward0", 0)],
+    "MulBackward0": [("AccumulateGrad", 0), (None, 0)],
+}
+""",
+        ),
+    ],
+    "ch10.next_functions": [
+        (
+            "the input's position instead of the output number",
+            """
+def next_functions_of(fn):
+    return tuple(
+        (prev_fn, i) if needed else (None, 0)
+        for i, ((prev_fn, arg_id), needed) in enumerate(zip(fn.previous_functions, fn.needs_input_grad))
+    )
+""",
+        ),
+        (
+            "output number always 0",
+            """
+def next_functions_of(fn):
+    return tuple(
+        (prev_fn, 0) if needed else (None, 0)
+        for (prev_fn, arg_id), needed in zip(fn.previous_functions, fn.needs_input_grad)
+    )
+""",
+        ),
+        (
+            "keeps inputs that need no gradient",
+            """
+def next_functions_of(fn):
+    return tuple((prev_fn, prev_fn.output_ids[arg_id]) for prev_fn, arg_id in fn.previous_functions)
+""",
+        ),
+        (
+            "asks the producer (prev_fn.requires_grad) instead of needs_input_grad",
+            """
+def next_functions_of(fn):
+    return tuple(
+        (prev_fn, prev_fn.output_ids[arg_id]) if prev_fn.requires_grad else (None, 0)
+        for prev_fn, arg_id in fn.previous_functions
+    )
+""",
+        ),
+        (
+            "returns a list",
+            """
+def next_functions_of(fn):
+    return [
+        (prev_fn, prev_fn.output_ids[arg_id]) if needed else (None, 0)
+        for (prev_fn, arg_id), needed in zip(fn.previous_functions, fn.needs_input_grad)
+    ]
+""",
+        ),
+    ],
+    "ch10.double_count": [
+        ("micrograd's sort blamed too", 'wrong_orders = {"naive", "topo"}\nnaive_grad_a = 32.0\n'),
+        ("naive recursion thought correct", "wrong_orders = set()\nnaive_grad_a = 16.0\n"),
+        ("right ordering, gradient counted once too few", 'wrong_orders = {"naive"}\nnaive_grad_a = 24.0\n'),
+        ("the stack engine blamed", 'wrong_orders = {"stack", "naive"}\nnaive_grad_a = 32.0\n'),
+    ],
+}

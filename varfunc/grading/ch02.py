@@ -1,0 +1,128 @@
+"""Checks for chapter 02, Variables and leaves: making parameters, telling leaves apart, predicting .grad."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..leaf import Leaf
+from ..variable import Variable
+from .core import CheckFailed, exercise, expect_close, expect_equal
+
+
+def _param_cases() -> list[tuple[str, Any, np.dtype, np.ndarray]]:
+    """(case, input, expected dtype, expected values) for make_param."""
+    float32 = np.array([[0.5, -1.5], [2.0, 4.0]], dtype=np.float32)
+    f64 = np.dtype(np.float64)
+    return [
+        ("make_param([1, 2, 3]) (a list of ints)", [1, 2, 3], f64, np.array([1.0, 2.0, 3.0])),
+        ("make_param([0.5, -2.0]) (a list of floats)", [0.5, -2.0], f64, np.array([0.5, -2.0])),
+        ("make_param(3) (a Python int)", 3, f64, np.array(3.0)),
+        ("make_param(np.array([True, False]))", np.array([True, False]), f64, np.array([1.0, 0.0])),
+        ("make_param of a 2x2 float32 array", float32, np.dtype(np.float32), float32.copy()),
+        ("make_param(np.arange(4))", np.arange(4), f64, np.arange(4.0)),
+    ]
+
+
+@exercise(
+    "ch02.make_param",
+    title="make_param(values): a leaf that requires grad, float data, its own memory",
+    points=2,
+    needs=("make_param",),
+)
+def check_make_param(ns: dict) -> None:
+    """make_param must return a float leaf requiring grad that owns its memory, for many kinds of input."""
+    make_param = ns["make_param"]
+    for case, values, dtype, expected in _param_cases():
+        param = make_param(values)
+        if not isinstance(param, Variable):
+            raise CheckFailed(case, "a Variable", type(param).__name__, "return Variable(...)")
+        expect_equal(
+            f"{case}: dtype",
+            param.dtype,
+            dtype,
+            "integer and boolean data become float64; floating-point data keeps its dtype",
+        )
+        expect_close(f"{case}: values", param.data, expected, "the values must not change")
+        expect_equal(
+            f"{case}: requires_grad",
+            param.requires_grad,
+            True,
+            "a parameter needs a gradient: pass requires_grad=True",
+        )
+        expect_equal(f"{case}: creator is a Leaf", isinstance(param.creator, Leaf), True)
+        if isinstance(values, np.ndarray) and np.shares_memory(param.data, values):
+            raise CheckFailed(
+                f"{case}: memory",
+                "an array of its own",
+                "the caller's array (changing one would change the other)",
+                "Variable(array) wraps the array without copying: copy it first (np.array(values, ...))",
+            )
+
+
+@exercise(
+    "ch02.describe",
+    title="describe(v): leaf that requires grad, leaf without grad, volatile, or computed",
+    points=2,
+    needs=("describe",),
+)
+def check_describe(ns: dict) -> None:
+    """describe must tell the four kinds of Variable apart, on leaves, volatile and computed Variables."""
+    describe = ns["describe"]
+    x = Variable(np.array([1.0, 2.0]))
+    constant = Variable(np.array([1.0, 2.0]), requires_grad=False)
+    volatile = Variable(np.array([1.0]), volatile=True)
+    switched_off = Variable(np.array([3.0]))
+    switched_off.requires_grad = False
+    cases = [
+        ("a float leaf", x, "leaf, requires grad"),
+        ("an int leaf", Variable(np.array([1, 2])), "leaf, no grad"),
+        ("a float leaf made with requires_grad=False", constant, "leaf, no grad"),
+        ("a leaf whose requires_grad was set to False", switched_off, "leaf, no grad"),
+        ("a volatile Variable", volatile, "volatile"),
+        ("volatile * 2 (computed from a volatile Variable)", volatile * 2, "volatile"),
+        ("x * 2", x * 2, "computed by MulConstant"),
+        ("x + x", x + x, "computed by Add"),
+        ("constant * 2 (computed, but needs no grad)", constant * 2, "computed by MulConstant"),
+    ]
+    for case, variable, expected in cases:
+        expect_equal(
+            f"describe({case})",
+            describe(variable),
+            expected,
+            "look at v.volatile first, then whether v.creator is a Leaf, then type(v.creator).__name__",
+        )
+
+
+def _run_prediction_code() -> tuple[Any, Any]:
+    """Run the chapter's prediction code and return (a.grad, b.grad)."""
+    a = Variable(np.array([1.0, 2.0]))
+    a.backward(np.array([3.0, 4.0]))
+    a.backward(np.array([0.5, 0.5]))
+    b = Variable(np.array([1, 2]))
+    return a.grad, b.grad
+
+
+@exercise("ch02.predict_grad", title="predict a.grad and b.grad before running the code", points=1)
+def check_predict_grad(ns: dict) -> None:
+    """The student's predictions must match what the kit computes for the chapter's code."""
+    if "predicted_a_grad" not in ns or "predicted_b_grad" not in ns:
+        raise NotImplementedError("predicted_a_grad and predicted_b_grad are not defined")
+    a_grad, b_grad = _run_prediction_code()
+    predicted_a, predicted_b = ns["predicted_a_grad"], ns["predicted_b_grad"]
+    if predicted_a is None:
+        raise CheckFailed("a.grad", a_grad, None, "a holds floats, so it requires grad and has a .grad")
+    expect_close(
+        "a.grad after the two backward calls",
+        np.asarray(predicted_a, dtype=float),
+        a_grad,
+        "each backward call adds into .grad; it does not replace it",
+    )
+    if b_grad is None and predicted_b is not None:
+        raise CheckFailed(
+            "b.grad",
+            None,
+            np.asarray(predicted_b),
+            "b holds integers: it does not require grad, and .grad is only made for Variables that do",
+        )

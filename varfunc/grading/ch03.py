@@ -1,0 +1,131 @@
+"""Chapter 03 checks: the student's ``Mul`` and ``Div`` Functions, forward and backward, with broadcasting."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from ..errors import InplaceError, ShapeError
+from ..function import Function
+from ..variable import Variable
+from .core import CheckFailed, exercise, expect_close, expect_raises
+
+# (shape of a, shape of b): same shapes, a broadcast vector, both broadcast, a 0-d operand.
+SHAPES = [((3,), (3,)), ((2, 3), (2, 3)), ((2, 3), (3,)), ((2, 1), (1, 3)), ((4, 1, 3), (2, 3)), ((), (2, 2))]
+
+
+def numerical_grads(f: Callable, a: np.ndarray, b: np.ndarray, g: np.ndarray, eps: float = 1e-6) -> tuple:
+    """Central differences of sum(g * f(a, b)) with respect to every element of a and of b."""
+    grads = []
+    for which in (0, 1):
+        args = [a.copy(), b.copy()]
+        grad = np.zeros_like(args[which])
+        for index in np.ndindex(args[which].shape):
+            saved = args[which][index]
+            args[which][index] = saved + eps
+            plus = np.sum(g * f(*args))
+            args[which][index] = saved - eps
+            minus = np.sum(g * f(*args))
+            args[which][index] = saved
+            grad[index] = (plus - minus) / (2 * eps)
+        grads.append(grad)
+    return tuple(grads)
+
+
+def _operands(shape_a: tuple, shape_b: tuple, seed: int, away_from_zero: bool) -> tuple:
+    rng = np.random.default_rng(seed)
+    a = rng.uniform(-2.0, 2.0, shape_a)
+    b = rng.uniform(-2.0, 2.0, shape_b)
+    if away_from_zero:  # a divisor between 0.5 and 2 in size, either sign
+        b = np.sign(b + (b == 0)) * (0.5 + np.abs(b) * 0.75)
+    return np.asarray(a), np.asarray(b)
+
+
+def _the_class(namespace: dict, name: str) -> type:
+    cls = namespace[name]
+    if not (isinstance(cls, type) and issubclass(cls, Function)):
+        raise CheckFailed(
+            f"{name} is not a Function subclass", "class " + name + "(Function)", type(cls).__name__
+        )
+    return cls
+
+
+def _check_binary_op(namespace: dict, name: str, reference: Callable, formulas: str) -> None:
+    cls = _the_class(namespace, name)
+    for seed, (shape_a, shape_b) in enumerate(SHAPES):
+        case = f"{name} with a of shape {shape_a} and b of shape {shape_b}"
+        a_data, b_data = _operands(shape_a, shape_b, seed, away_from_zero=name == "Div")
+        a, b = Variable(a_data.copy()), Variable(b_data.copy())
+        out = cls()(a, b)
+        if not isinstance(out, Variable):
+            raise CheckFailed(
+                f"{case}: forward", "a Variable", type(out).__name__, "forward returns one array"
+            )
+        expected = reference(a_data, b_data)
+        expect_close(
+            f"{case}: forward value", out.data, expected, f"forward computes {formulas.split(';')[0]}"
+        )
+        g = np.random.default_rng(100 + seed).uniform(-1.0, 1.0, expected.shape)
+        try:
+            out.backward(g)
+        except ShapeError as error:
+            raise CheckFailed(
+                f"{case}: backward",
+                "one gradient per input, of that input's shape",
+                str(error),
+                "sum the gradient over the dimensions that broadcasting added or stretched (sum_to_shape)",
+            ) from None
+        num_a, num_b = numerical_grads(reference, a_data, b_data, g)
+        expect_close(f"{case}: gradient for a", a.grad, num_a, formulas, rtol=1e-4, atol=1e-6)
+        expect_close(f"{case}: gradient for b", b.grad, num_b, formulas, rtol=1e-4, atol=1e-6)
+    _check_one_input_needs_grad(cls, name, reference, formulas)
+    _check_saved_with_save_for_backward(cls, name)
+
+
+def _check_one_input_needs_grad(cls: type, name: str, reference: Callable, formulas: str) -> None:
+    a_data, b_data = _operands((2, 3), (3,), 7, away_from_zero=True)
+    a, b = Variable(a_data.copy()), Variable(b_data.copy(), requires_grad=False)
+    out = cls()(a, b)
+    g = np.ones((2, 3))
+    out.backward(g)
+    num_a, _ = numerical_grads(reference, a_data, b_data, g)
+    expect_close(f"{name} where b does not require grad: gradient for a", a.grad, num_a, formulas, rtol=1e-4)
+
+
+def _check_saved_with_save_for_backward(cls: type, name: str) -> None:
+    a = Variable(np.array([1.0, 2.0, 3.0]))
+    b = Variable(np.array([0.5, -1.0, 2.0]))
+    h = a * 1.0  # an intermediate Variable, so it may be changed in place
+    out = cls()(h, b)
+    h.add_(1.0)
+    expect_raises(
+        f"{name}: its input changed in place after forward, then backward",
+        InplaceError,
+        lambda: out.sum().backward(),
+        "keep a and b with self.save_for_backward(a, b) and read them back with self.saved_tensors, "
+        "so that an in-place change is caught instead of giving a wrong gradient",
+    )
+
+
+def _multiply(a: Any, b: Any) -> Any:
+    return a * b
+
+
+def _divide(a: Any, b: Any) -> Any:
+    return a / b
+
+
+@exercise("ch03.mul", title="Mul: a * b with broadcasting, forward and backward", points=3, needs=("Mul",))
+def check_mul(namespace: dict) -> None:
+    """Forward values and both gradients on six shape pairs, one input without grad, saved tensors."""
+    _check_binary_op(namespace, "Mul", _multiply, "a * b; the gradient for a is g * b, for b it is g * a")
+
+
+@exercise("ch03.div", title="Div: a / b with broadcasting, forward and backward", points=3, needs=("Div",))
+def check_div(namespace: dict) -> None:
+    """Forward values and both gradients on six shape pairs, one input without grad, saved tensors."""
+    _check_binary_op(
+        namespace, "Div", _divide, "a / b; the gradient for a is g / b, for b it is -g * a / b**2"
+    )

@@ -1,0 +1,175 @@
+"""Chapter 04 checks: predicted dependency counts and visit order, readiness, gradient summation."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from ..engine import ExecutionEngine
+from ..function import Function
+from ..variable import Variable
+from ..viz import GraphView, trace
+from .core import CheckFailed, exercise, expect_close, expect_equal
+
+
+def exercise_graph() -> tuple:
+    """The graph of the prediction exercise: a = x*y; b = a + x; c = b*a; loss = c.sum()."""
+    x = Variable(np.array([2.0]))
+    y = Variable(np.array([3.0]))
+    a = x * y
+    b = a + x
+    c = b * a
+    return c.sum(), {"x": x, "y": y}
+
+
+def _as_counts(value: Any) -> list:
+    if isinstance(value, int):
+        return [value]
+    try:
+        return [int(n) for n in value]
+    except TypeError:
+        return value
+
+
+@exercise(
+    "ch04.dependencies",
+    title="Predict the dependency counts and the order the engine pops",
+    points=2,
+)
+def check_dependencies(namespace: dict) -> None:
+    """The predicted counts equal _compute_dependencies'; the predicted order equals the stack engine's."""
+    for name in ("predicted_counts", "predicted_order"):
+        if name not in namespace:  # the stub ran (it raises before defining them)
+            raise NotImplementedError(f"{name} is not defined yet")
+    loss, params = exercise_graph()
+    view = GraphView(loss, params)
+    counts = ExecutionEngine()._compute_dependencies(loss.creator)
+    expected = {view.name(fn): list(c) for fn, c in counts.items()}
+    predicted = namespace["predicted_counts"]
+    if not isinstance(predicted, dict):
+        raise CheckFailed("predicted_counts is not a dict", "a dict", type(predicted).__name__)
+    got = {str(k): _as_counts(v) for k, v in predicted.items()}
+    expect_equal(
+        "the nodes in predicted_counts",
+        sorted(got),
+        sorted(expected),
+        "one entry per Function the engine reaches",
+    )
+    for name in expected:
+        expect_equal(
+            f"dependency count of {name}",
+            got[name],
+            expected[name],
+            "count every consumer that will send a gradient to that output, once per use; the root has none",
+        )
+    order = trace(loss, params=params).visit_order
+    expect_equal(
+        "predicted_order (v0.1.3's ready stack)",
+        list(namespace["predicted_order"]),
+        order,
+        "the ready list is a stack: the Function pushed last is popped first",
+    )
+
+
+class _Split(Function):
+    """Two outputs, the first and the second half of a vector (for a multi-output graph)."""
+
+    def forward(self, a):
+        half = a.shape[0] // 2
+        return a[:half].copy(), a[half:].copy()
+
+    def backward(self, grad_first, grad_second):
+        parts = [np.zeros(1) if g is None else g for g in (grad_first, grad_second)]
+        return np.concatenate(parts)
+
+
+class _Node:
+    """A stand-in Function: only its name matters (in verdicts)."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __repr__(self) -> str:
+        return self.name
+
+
+def _engine_with(name: str, student: Callable) -> ExecutionEngine:
+    engine = ExecutionEngine()
+    setattr(engine, name, student)  # an instance attribute: called without self
+    return engine
+
+
+@exercise(
+    "ch04.is_ready",
+    title="is_ready_for_backward(dependencies, function)",
+    points=2,
+    needs=("is_ready_for_backward",),
+)
+def check_is_ready(namespace: dict) -> None:
+    """Readiness on one- and two-output counts, no change to the dict, and a real backward with it."""
+    is_ready = namespace["is_ready_for_backward"]
+    f, g = _Node("f"), _Node("g")
+    cases = [([0], True), ([2], False), ([0, 0], True), ([0, 1], False), ([1, 0], False), ([3, 2], False)]
+    for counts, expected in cases:
+        dependencies = {f: list(counts), g: [5]}
+        got = is_ready(dependencies, f)
+        expect_equal(
+            f"dependencies[function] == {counts}",
+            bool(got),
+            expected,
+            "ready means every consumer of every output has sent its gradient: all counts are 0",
+        )
+        expect_equal(
+            f"dependencies[function] == {counts}: the dict is unchanged", dependencies, {f: counts, g: [5]}
+        )
+    x = Variable(np.array([1.0, 2.0, 3.0, 4.0]))
+    first, second = _Split()(x)
+    loss = (first * 3 + second * second).sum()
+    loss.backward(engine=_engine_with("_is_ready_for_backward", is_ready))
+    expect_close(
+        "backward through a two-output Function, with your function deciding readiness",
+        x.grad,
+        [3.0, 3.0, 6.0, 8.0],
+        "a Function with two outputs is ready only when both outputs have all their gradients",
+    )
+
+
+@exercise(
+    "ch04.add_grad",
+    title="add_grad(need_copy, buffer, output_nr, grad): sum gradients without changing borrowed arrays",
+    points=3,
+    needs=("add_grad",),
+)
+def check_add_grad(namespace: dict) -> None:
+    """Sums are right, no array that arrived is ever changed, and backward keeps the caller's seed."""
+    add_grad = namespace["add_grad"]
+    hint = "store the first array as is but remember it is borrowed; copy it before the first in-place sum"
+    shared = np.array([1.0, 2.0])
+    first, second = [None], [None]
+    need_copy: set = set()
+    add_grad(need_copy, first, 0, shared)  # Add.backward hands the same array to two slots
+    add_grad(need_copy, second, 0, shared)
+    add_grad(need_copy, first, 0, np.array([10.0, 20.0]))
+    expect_close("two slots got the same array, then slot 1 summed: slot 1", first[0], [11.0, 22.0], hint)
+    expect_close("... the shared array itself", shared, [1.0, 2.0], hint)
+    expect_close("... slot 2", second[0], [1.0, 2.0], hint)
+    add_grad(need_copy, second, 0, np.array([100.0, 200.0]))
+    expect_close("then slot 2 summed: slot 2", second[0], [101.0, 202.0], hint)
+    expect_close("... the shared array itself", shared, [1.0, 2.0], hint)
+    expect_close("... slot 1", first[0], [11.0, 22.0], hint)
+    arrived = [np.array([1.0]), np.array([2.0]), np.array([4.0])]
+    two = [None, None]
+    add_grad(need_copy, two, 1, arrived[0])
+    expect_equal("a two-slot buffer after one gradient into slot 1: slot 0", two[0], None)
+    for grad in arrived[1:]:
+        add_grad(need_copy, two, 1, grad)
+    expect_close("three gradients summed into slot 1", two[1], [7.0], "add every gradient that arrives")
+    expect_close("... the arrays that arrived", np.concatenate(arrived), [1.0, 2.0, 4.0], hint)
+    x, y = Variable(np.array([2.0])), Variable(np.array([3.0]))
+    seed = np.array([1.0])
+    (x * y + (x + y)).backward(seed, engine=_engine_with("_add_grad", add_grad))
+    expect_close("r = x*y + (x+y) with your add_grad: x.grad", x.grad, [4.0], hint)
+    expect_close("... y.grad", y.grad, [3.0], hint)
+    expect_close("... the seed the caller passed to backward", seed, [1.0], hint)

@@ -1,0 +1,121 @@
+"""Checks for chapter 05 (gradients of operations): sigmoid from its output, broadcasting, matmul."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..errors import GradcheckError
+from ..functions.utils import sum_to_shape
+from ..gradcheck import gradcheck
+from ..variable import Variable
+from .core import CheckFailed, exercise, expect_close, expect_equal
+
+
+def _gradcheck(case: str, fn: Any, inputs: list, hint: str) -> None:
+    """CheckFailed with gradcheck's first table lines when backward disagrees with central differences."""
+    try:
+        gradcheck(fn, inputs)
+    except GradcheckError as error:
+        lines = str(error).splitlines()
+        raise CheckFailed(case, "gradcheck passes", " | ".join(lines[:3]), hint) from None
+
+
+@exercise("ch05.sigmoid", title="MySigmoid: backward from the saved output", points=2, needs=("MySigmoid",))
+def check_sigmoid(ns: dict) -> None:
+    """Forward values, the output saved (not the input), and gradcheck on several shapes."""
+    MySigmoid = ns["MySigmoid"]
+    a = np.array([-3.0, -0.5, 0.0, 2.5])
+    y = MySigmoid()(Variable(a))
+    expect_close("forward of [-3, -0.5, 0, 2.5]", y, 1 / (1 + np.exp(-a)), "sigmoid(a) = 1 / (1 + exp(-a))")
+    saved = y.creator.saved_tensors
+    expect_equal("number of saved tensors", len(saved), 1, "save exactly one array: the output")
+    expect_close(
+        "the saved tensor is the output y",
+        saved[0],
+        y.data,
+        "call self.save_for_backward(y) on the result of forward, not on its input",
+    )
+    rng = np.random.default_rng(5)
+    for shape in [(3, 4), (5,), ()]:
+        x = rng.normal(size=shape) * 2
+        _gradcheck(
+            f"gradcheck on shape {shape}",
+            lambda v: MySigmoid()(v),
+            [x],
+            "d sigmoid / da = y (1 - y), multiplied by grad_output",
+        )
+
+
+@exercise(
+    "ch05.broadcast",
+    title="Summing gradients back to the input's shape",
+    points=3,
+    needs=("my_sum_to_shape", "BroadcastMul"),
+)
+def check_broadcast(ns: dict) -> None:
+    """my_sum_to_shape against the package's sum_to_shape, then BroadcastMul under gradcheck."""
+    my_sum_to_shape, BroadcastMul = ns["my_sum_to_shape"], ns["BroadcastMul"]
+    rng = np.random.default_rng(6)
+    cases = [
+        ((3, 4), (4,)),
+        ((3, 4), (3, 1)),
+        ((3, 4), (1, 4)),
+        ((2, 3, 4), (3, 1)),
+        ((2, 3, 4), (1, 1, 4)),
+        ((3, 4), ()),
+        ((3, 4), (3, 4)),
+    ]
+    for grad_shape, shape in cases:
+        grad = rng.normal(size=grad_shape)
+        expect_close(
+            f"my_sum_to_shape(grad of shape {grad_shape}, {shape})",
+            my_sum_to_shape(grad, shape),
+            sum_to_shape(grad, shape),
+            "sum over the extra leading dims, then (keeping dims) over dims where shape has 1",
+        )
+    pairs = [((3, 1), (4,)), ((2, 3), ()), ((2, 3), (2, 3)), ((1, 3), (2, 1)), ((4,), (2, 3, 4))]
+    for shape_a, shape_b in pairs:
+        a, b = rng.normal(size=shape_a), rng.normal(size=shape_b)
+        expect_close(
+            f"BroadcastMul forward, shapes {shape_a} and {shape_b}",
+            BroadcastMul()(Variable(a), Variable(b)),
+            a * b,
+            "forward is a * b",
+        )
+        _gradcheck(
+            f"BroadcastMul gradcheck, shapes {shape_a} and {shape_b}",
+            lambda u, v: BroadcastMul()(u, v),
+            [a, b],
+            "grad_a = g * b and grad_b = g * a, each summed back to its input's shape",
+        )
+
+
+@exercise("ch05.matmul", title="MyMatmul: the two matrix gradients", points=3, needs=("MyMatmul",))
+def check_matmul(ns: dict) -> None:
+    """gradcheck on square and non-square matrices; None for an input that needs no grad."""
+    MyMatmul = ns["MyMatmul"]
+    rng = np.random.default_rng(7)
+    for n, m, p in [(2, 3, 4), (3, 3, 3), (1, 5, 1), (4, 2, 3)]:
+        a, b = rng.normal(size=(n, m)), rng.normal(size=(m, p))
+        expect_close(f"forward ({n}x{m}) @ ({m}x{p})", MyMatmul()(Variable(a), Variable(b)), a @ b)
+        _gradcheck(
+            f"gradcheck ({n}x{m}) @ ({m}x{p})",
+            lambda u, v: MyMatmul()(u, v),
+            [a, b],
+            "grad_a = g @ b.T (shape n x m), grad_b = a.T @ g (shape m x p)",
+        )
+    a, b = rng.normal(size=(2, 3)), rng.normal(size=(3, 4))
+    for needs_a, needs_b in [(True, False), (False, True)]:
+        fn = MyMatmul()
+        out = fn(Variable(a, requires_grad=needs_a), Variable(b, requires_grad=needs_b))
+        grads = fn.backward(np.ones(out.shape))
+        for index, needed in enumerate((needs_a, needs_b)):
+            if not needed:
+                expect_equal(
+                    f"backward's gradient for input {index} when it does not require grad",
+                    type(grads[index]).__name__,
+                    "NoneType",
+                    "return None where self.needs_input_grad[i] is False (skip the product)",
+                )

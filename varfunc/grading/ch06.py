@@ -1,0 +1,140 @@
+"""Checks for chapter 06 (hooks, accumulation, volatile, in-place): predictions and a clipping hook."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..errors import VarfuncError
+from ..variable import Variable
+from .core import CheckFailed, exercise, expect_close, expect_equal
+
+# The snippets of the in-place exercise: the notebook prints them from here, and the check runs them.
+INPLACE_SNIPPETS = {
+    "A": "w = Variable(np.ones(3))\nw.mul_(2)",
+    "B": "c = Variable(np.ones(3), requires_grad=False)\nc.mul_(2)",
+    "C": "w = Variable(np.ones(3))\nh = w * 2\nh.add_(1)\nh.sum().backward()",
+    "D": "w = Variable(np.ones(3))\nh = w.exp()\nh.add_(1)\nh.sum().backward()",
+    "E": "w = Variable(np.ones(3))\nh = w.tanh()\nh.tanh_()\nh.sum().backward()",
+    "F": "w = Variable(np.ones(3))\nh = w * 2\nz = h * h\nh.data[0] = 5.0\nz.sum().backward()",
+    "G": "w = Variable(np.ones(3))\nh = w * 2\nz = h * h\nh.data = h.data + 1\nz.sum().backward()",
+}
+
+
+def _answer(ns: dict, name: str) -> Any:
+    """A predicted value from the exercise cell; not answered yet (the stub ran) if it is missing."""
+    if ns.get(name) is None:
+        raise NotImplementedError(f"{name} is not defined yet")
+    return ns[name]
+
+
+def snippet_raises(source: str) -> bool:
+    """Run one snippet in a fresh namespace: True if it raises one of the kit's errors."""
+    try:
+        exec(source, {"np": np, "Variable": Variable})  # noqa: S102 - the check's own snippets
+    except VarfuncError:
+        return True
+    return False
+
+
+@exercise(
+    "ch06.accumulate",
+    title="Predict .grad after repeated backward calls",
+    points=1,
+)
+def check_accumulate(ns: dict) -> None:
+    """The three predictions against what the engine really leaves in x.grad."""
+    x = Variable(np.array([1.0, -2.0, 3.0]))
+    y = (x * x).sum()
+    truth = {}
+    y.backward()
+    truth["grad_after_one"] = x.grad.copy()
+    y.backward()
+    truth["grad_after_two"] = x.grad.copy()
+    x.grad = None
+    (x * 3).sum().backward()
+    truth["grad_after_reset"] = x.grad.copy()
+    hints = {
+        "grad_after_one": "d(sum x^2)/dx = 2x",
+        "grad_after_two": "backward adds into .grad; it does not overwrite it",
+        "grad_after_reset": "x.grad = None starts again from zero",
+    }
+    for name, expected in truth.items():
+        expect_close(name, np.asarray(_answer(ns, name), dtype=float), expected, hints[name])
+
+
+@exercise(
+    "ch06.clip_hook",
+    title="A hook that records and clips a gradient",
+    points=2,
+    needs=("make_clip_hook",),
+)
+def check_clip_hook(ns: dict) -> None:
+    """The hook records the largest |g| before clipping and returns a clipped copy, never changing g."""
+    make_clip_hook = ns["make_clip_hook"]
+
+    a, b = Variable(np.array([1.0, 2.0, 3.0])), Variable(np.array([4.0, 5.0, 6.0]))
+    log: list = []
+    a.register_hook("clip", make_clip_hook(1.0, log))
+    seed = np.array([5.0, -7.0, 0.5])
+    (a + b).backward(seed)
+    expect_close("a.grad for a hook on leaf a of a + b", a.grad, [1.0, -1.0, 0.5], "return the clipped array")
+    expect_close(
+        "b.grad (b shares Add's gradient array with a)",
+        b.grad,
+        [5.0, -7.0, 0.5],
+        "don't clip in place: Add.backward hands the same array to a and b; return a new one",
+    )
+    expect_close("the seed passed to backward", seed, [5.0, -7.0, 0.5], "never change the hook's argument")
+    expect_close(
+        "log after one backward", np.asarray(log, dtype=float), [7.0], "append max |g|, before clipping"
+    )
+
+    x = Variable(np.array([0.1, 1.0, -2.0]))
+    h = x * 3
+    log2: list = []
+    h.register_hook("clip", make_clip_hook(2.0, log2))
+    (h * h).sum().backward()  # dL/dh = 2h = 6x = [0.6, 6, -12]
+    expect_close(
+        "x.grad through a hook on h = 3x, L = sum(h^2), limit 2",
+        x.grad,
+        3 * np.clip(6 * x.data, -2.0, 2.0),
+        "the hook's return value replaces h's gradient before Mul's backward runs",
+    )
+    (h * h).sum().backward()
+    expect_equal("log after two backward calls", len(log2), 2, "append one entry per call of the hook")
+    expect_close("values in the log", np.array(log2, dtype=float), [12.0, 12.0])
+
+
+@exercise(
+    "ch06.inplace",
+    title="Predict which in-place snippets raise",
+    points=2,
+)
+def check_inplace(ns: dict) -> None:
+    """The predicted set of snippet letters against running each snippet."""
+    predicted = _answer(ns, "predicted_raises")
+    if not isinstance(predicted, (set, list, tuple)):
+        raise CheckFailed("predicted_raises", "a set of letters like {'A', 'C'}", type(predicted).__name__)
+    predicted = {str(letter).upper() for letter in predicted}
+    actual = {letter for letter, source in INPLACE_SNIPPETS.items() if snippet_raises(source)}
+    for letter in sorted(INPLACE_SNIPPETS):
+        if (letter in predicted) != (letter in actual):
+            raise CheckFailed(
+                f"snippet {letter}",
+                "raises" if letter in actual else "runs without error",
+                "raises" if letter in predicted else "runs without error",
+                _HINTS[letter],
+            )
+
+
+_HINTS: dict[str, Any] = {
+    "A": "w is a leaf that requires grad",
+    "B": "c is a leaf that requires no grad",
+    "C": "what does MulConstant save for its backward?",
+    "D": "what does Exp save for its backward?",
+    "E": "the first Tanh saved h; tanh_ changes h after that",
+    "F": "changing the array through .data[...] is not tracked by the version counter",
+    "G": "assigning .data bumps the version counter",
+}

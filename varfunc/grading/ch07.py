@@ -1,0 +1,129 @@
+"""Checks for chapter 07 (writing your own Function): softplus, a straight-through clamp, needs_input_grad."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+
+from ..errors import GradcheckError
+from ..gradcheck import gradcheck
+from ..variable import Variable
+from .core import CheckFailed, exercise, expect_close, expect_equal
+
+WIDE = np.array([-1000.0, -30.0, -1.0, 0.0, 1.0, 30.0, 1000.0])
+
+
+def _gradcheck(case: str, fn, inputs: list, hint: str) -> None:
+    try:
+        gradcheck(fn, inputs)
+    except GradcheckError as error:
+        raise CheckFailed(case, "gradcheck passes", " | ".join(str(error).splitlines()[:3]), hint) from None
+
+
+def _stable_sigmoid(a: np.ndarray) -> np.ndarray:
+    return 0.5 * (1 + np.tanh(a / 2))
+
+
+@exercise("ch07.softplus", title="A numerically stable Softplus", points=3, needs=("Softplus",))
+def check_softplus(ns: dict) -> None:
+    """Finite, exact values and gradients from -1000 to 1000, then gradcheck on several shapes."""
+    Softplus = ns["Softplus"]
+    x = Variable(WIDE.copy())
+    with np.errstate(all="ignore"):  # a naive answer overflows: report the wrong value, not a warning
+        y = Softplus()(x)
+        expect_close(
+            "forward on [-1000, -30, -1, 0, 1, 30, 1000]",
+            y,
+            np.logaddexp(0, WIDE),
+            "log(1 + exp(a)) overflows for large a; use max(a, 0) + log1p(exp(-|a|))",
+            rtol=1e-9,
+            atol=1e-300,
+        )
+        y.backward(np.ones(WIDE.shape))
+    expect_close(
+        "gradient on [-1000, -30, -1, 0, 1, 30, 1000]",
+        x.grad,
+        _stable_sigmoid(WIDE),
+        "d softplus / da = sigmoid(a); exp(a) / (1 + exp(a)) is inf / inf = nan for large a",
+        rtol=1e-9,
+        atol=1e-300,
+    )
+    rng = np.random.default_rng(8)
+    for shape in [(5,), (2, 3), ()]:
+        _gradcheck(
+            f"gradcheck on shape {shape}",
+            lambda v: Softplus()(v),
+            [rng.normal(size=shape) * 3],
+            "multiply sigmoid(a) by grad_output",
+        )
+
+
+@exercise(
+    "ch07.clamp_ste",
+    title="A clamp with a straight-through gradient and a non-differentiable mask",
+    points=3,
+    needs=("ClampSTE",),
+)
+def check_clamp_ste(ns: dict) -> None:
+    """Values, the mask (bool, no grad), and the gradient passed straight through."""
+    ClampSTE = ns["ClampSTE"]
+    a = np.array([-2.0, -0.5, 0.0, 0.7, 3.0])
+    x = Variable(a.copy())
+    result = ClampSTE(-1.0, 1.0)(x)
+    if not isinstance(result, tuple) or len(result) != 2:
+        raise CheckFailed("ClampSTE(-1, 1)(x) returns two outputs", "(clamped, mask)", type(result).__name__)
+    clamped, mask = result
+    expect_close("clamped values", clamped, np.clip(a, -1.0, 1.0), "np.clip(a, lo, hi)")
+    expect_equal(
+        "mask values",
+        mask.data.tolist(),
+        [True, False, False, False, True],
+        "True where a was outside [lo, hi]",
+    )
+    expect_equal("mask dtype", str(mask.dtype), "bool", "a boolean array: (a < lo) | (a > hi)")
+    expect_equal(
+        "mask.requires_grad",
+        mask.requires_grad,
+        False,
+        "call self.mark_non_differentiable(mask) in forward",
+    )
+    expect_equal("clamped.requires_grad", clamped.requires_grad, True)
+    weights = np.array([1.0, 2.0, 3.0, 4.0, 5.0])
+    (clamped * weights).sum().backward()
+    expect_close(
+        "x.grad for sum(clamped * [1, 2, 3, 4, 5])",
+        x.grad,
+        weights,
+        "straight-through: return grad_output unchanged, also where the value was clipped",
+    )
+    y = Variable(np.array([[0.5, 4.0], [-3.0, 0.0]]))
+    clamped, mask = ClampSTE(-2.0, 2.0)(y)
+    (clamped.sum() + mask.sum()).backward()
+    expect_close("y.grad when the mask is used too (2x2 input)", y.grad, np.ones((2, 2)))
+
+
+@exercise("ch07.mul_add", title="MulAdd: only the gradients that are needed", points=2, needs=("MulAdd",))
+def check_mul_add(ns: dict) -> None:
+    """gradcheck, then backward called directly with each pattern of needs_input_grad."""
+    MulAdd = ns["MulAdd"]
+    rng = np.random.default_rng(9)
+    arrays = [rng.normal(size=(2, 3)) for _ in range(3)]
+    expect_close("forward", MulAdd()(*[Variable(v) for v in arrays]), arrays[0] * arrays[1] + arrays[2])
+    _gradcheck("gradcheck, all inputs require grad", lambda a, b, c: MulAdd()(a, b, c), arrays, "")
+    g = rng.normal(size=(2, 3))
+    expected = (g * arrays[1], g * arrays[0], g)
+    for needs in itertools.product([True, False], repeat=3):
+        if not any(needs):
+            continue
+        fn = MulAdd()
+        fn(*[Variable(v, requires_grad=r) for v, r in zip(arrays, needs)])
+        grads = fn.backward(g)
+        if not isinstance(grads, tuple) or len(grads) != 3:
+            raise CheckFailed(f"backward with needs_input_grad={needs}", "a tuple of 3", repr(type(grads)))
+        for index, (needed, grad) in enumerate(zip(needs, grads)):
+            case = f"gradient {index} with needs_input_grad={needs}"
+            if needed:
+                expect_close(case, grad, expected[index])
+            elif grad is not None:
+                raise CheckFailed(case, "None", type(grad).__name__, "return None where it is not needed")

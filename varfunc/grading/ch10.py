@@ -1,0 +1,178 @@
+"""Chapter 10 (Then and now): modern names, next_functions from previous_functions, orderings."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..function import Function
+from ..variable import Variable
+from ..viz import ORDERINGS, compare_orders, naive_recursive_backward
+from .core import CheckFailed, exercise, expect_equal
+
+
+def _require(ns: dict, *names: str) -> None:
+    """A prediction cell still holding nbgrader's stub raises before it defines its names: not solved."""
+    if any(name not in ns for name in names):
+        raise NotImplementedError(", ".join(names))
+
+
+# --- ch10.predict_modern ----------------------------------------------------------------------------
+
+
+def _modern_graph() -> dict:
+    """{grad_fn name: [(next name or None, output_nr), ...]} for q = (x * c).exp() + x, c a constant."""
+    x = Variable(np.array([1.0, 2.0]), requires_grad=True)
+    c = Variable(np.array([3.0, 4.0]), requires_grad=False)
+    q = (x * c).exp() + x
+    graph, todo = {}, [q.grad_fn]
+    while todo:
+        fn = todo.pop()
+        if fn is None or fn.name() in graph:
+            continue
+        graph[fn.name()] = [(None if g is None else g.name(), nr) for g, nr in fn.next_functions]
+        todo += [g for g, _ in fn.next_functions]
+    return graph
+
+
+@exercise(
+    "ch10.predict_modern",
+    title="Predict today's grad_fn names and next_functions",
+    points=2,
+)
+def check_predict_modern(ns: dict) -> None:
+    _require(ns, "predicted_next")
+    predicted = ns["predicted_next"]
+    truth = _modern_graph()
+    if not isinstance(predicted, dict):
+        raise CheckFailed(
+            "predicted_next", "a dict {name: [(name or None, output_nr), ...]}", type(predicted)
+        )
+    names = sorted(k for k in truth if k != "AccumulateGrad")
+    expect_equal(
+        "the grad_fn names in the graph (keys of predicted_next)",
+        sorted(predicted),
+        names,
+        "one key per operation, named as PyTorch 2 names it (Mul -> MulBackward0)",
+    )
+    for name in names:
+        got = [tuple(edge) for edge in predicted[name]]
+        expect_equal(
+            f"{name}.next_functions",
+            got,
+            truth[name],
+            "one (name, output_nr) pair per input, in input order; a leaf that requires grad is "
+            "'AccumulateGrad', an input that needs no gradient is (None, 0)",
+        )
+
+
+# --- ch10.next_functions ----------------------------------------------------------------------------
+
+
+class _Halves(Function):
+    """Two outputs: the first and the second half of a vector."""
+
+    def forward(self, a):
+        self.half = a.shape[0] // 2
+        return a[: self.half].copy(), a[self.half :].copy()
+
+    def backward(self, grad_lo, grad_hi):
+        zeros = np.zeros(self.half)
+        return np.concatenate([zeros if grad_lo is None else grad_lo, zeros if grad_hi is None else grad_hi])
+
+
+def _next_cases() -> list:
+    x = Variable(np.array([1.0, 2.0, 3.0, 4.0]), requires_grad=True)
+    c = Variable(np.array([2.0, 2.0, 2.0, 2.0]), requires_grad=False)
+    lo, hi = _Halves()(x)
+    values, indices = Variable(np.array([[1.0, 5.0], [3.0, 2.0]]), requires_grad=True).max(dim=0)
+    return [
+        ("x * c (c needs no grad)", (x * c).creator),
+        ("x * x (one input used twice)", (x * x).creator),
+        ("hi * 2 + lo, the Add (hi is output 1 of a two-output Function)", (hi * 2 + lo).creator),
+        ("hi * 2, the MulConstant (hi is output 1)", (hi * 2).creator),
+        ("values * indices after max(dim=0) (indices are not differentiable)", (values * indices).creator),
+        ("a Leaf (no inputs)", x.creator),
+    ]
+
+
+def _describe(edges: Any) -> Any:
+    try:
+        return [(None if fn is None else type(fn).__name__, nr) for fn, nr in edges]
+    except (TypeError, ValueError):
+        return edges
+
+
+@exercise(
+    "ch10.next_functions",
+    title="next_functions from previous_functions, output_ids and needs_input_grad",
+    points=3,
+    needs=("next_functions_of",),
+)
+def check_next_functions(ns: dict) -> None:
+    next_functions_of = ns["next_functions_of"]
+    hint = (
+        "for each (prev_fn, arg_id) in fn.previous_functions with its needs_input_grad flag: "
+        "(prev_fn, prev_fn.output_ids[arg_id]) if the flag is set, else (None, 0); return a tuple"
+    )
+    for case, fn in _next_cases():
+        got = next_functions_of(fn)
+        expected = fn.next_functions
+        if not isinstance(got, tuple):
+            raise CheckFailed(f"{case}: the type of the result", "tuple", type(got).__name__, hint)
+        same = len(got) == len(expected) and all(
+            isinstance(g, tuple) and len(g) == 2 and g[0] is e[0] and g[1] == e[1]
+            for g, e in zip(got, expected)
+        )
+        if not same:
+            raise CheckFailed(case, _describe(expected), _describe(got), hint)
+
+
+# --- ch10.double_count ------------------------------------------------------------------------------
+
+
+def _reused_graph() -> tuple:
+    a = Variable(np.array([2.0]), requires_grad=True)
+    b = a * a
+    c = b * 3 + b
+    return c.sum(), {"a": a}
+
+
+@exercise(
+    "ch10.double_count",
+    title="Predict which backward ordering counts a reused intermediate twice",
+    points=2,
+)
+def check_double_count(ns: dict) -> None:
+    _require(ns, "wrong_orders", "naive_grad_a")
+    loss, params = _reused_graph()
+    loss.backward()
+    true_grad = float(params["a"].grad[0])
+    results = dict(compare_orders(_reused_graph).results)
+    naive_loss, naive_params = _reused_graph()
+    results["naive"] = naive_recursive_backward(naive_loss, params=naive_params)
+    wrong = {name for name, r in results.items() if not np.isclose(float(r.leaf_grads["a"][0]), true_grad)}
+    predicted = ns["wrong_orders"]
+    known = set(ORDERINGS) | {"naive"}
+    if not isinstance(predicted, (set, list, tuple)) or not set(predicted) <= known:
+        raise CheckFailed("wrong_orders", f"a set of names from {sorted(known)}", predicted)
+    expect_equal(
+        "the orderings that give a wrong gradient for a",
+        sorted(set(predicted)),
+        sorted(wrong),
+        "the four engines send each gradient once, after all of a node's consumers are done",
+    )
+    naive = float(results["naive"].leaf_grads["a"][0])
+    try:
+        guess = float(ns["naive_grad_a"])
+    except (TypeError, ValueError):
+        raise CheckFailed("naive_grad_a", "a number", ns["naive_grad_a"]) from None
+    if not np.isclose(guess, naive):
+        raise CheckFailed(
+            "the gradient of a that the naive recursion reports",
+            "(not shown: work it out)",
+            guess,
+            "follow the recursion by hand: each time it reaches b = a * a it runs Mul's backward with "
+            "everything b's slot holds so far, and sends it to a twice (a is both inputs)",
+        )
