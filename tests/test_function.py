@@ -242,3 +242,11 @@ def test_a_user_in_place_function_with_mark_dirty():
     assert out is y and y.data.tolist() == [2.0]
     y.backward()
     assert x.grad.tolist() == [2.0]
+
+
+def test_a_function_object_runs_once():
+    mul = vf.functions.Mul()
+    a, b = Variable(np.ones(2)), Variable(np.ones(2))
+    mul(a, b)
+    with pytest.raises(vf.VarfuncError, match=r"Mul\(\) was already called.*Mul\(\)\(\.\.\.\)"):
+        mul(b, a)

@@ -45,7 +45,11 @@ def get_array_module(*arrays: Any) -> ModuleType:
 
 def as_array(data: Any) -> Any:
     """Turn array-likes and Python scalars into an ndarray; NumPy and CuPy arrays pass through."""
-    if type(data) is np.ndarray or _is_cupy_array(data):
+    if type(data) is np.ndarray:
+        array = data
+    elif isinstance(data, np.generic):  # a NumPy scalar: what an op on a 0-d array returns
+        array = np.asarray(data)
+    elif _is_cupy_array(data):
         array = data
     else:
         try:

@@ -217,7 +217,12 @@ class Clamp(Function):
 
     def forward(self, a):
         self.save_for_backward(a)
-        return get_array_module(a).clip(a, self.min_value, self.max_value)
+        xp = get_array_module(a)
+        if self.max_value is None:  # one bound: maximum is about twice as fast as clip
+            return xp.maximum(a, self.min_value)
+        if self.min_value is None:
+            return xp.minimum(a, self.max_value)
+        return xp.clip(a, self.min_value, self.max_value)
 
     def backward(self, grad_output):
         (a,) = self.saved_tensors

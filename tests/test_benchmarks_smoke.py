@@ -1,0 +1,58 @@
+"""Smoke test of benchmarks/run.py on tiny sizes: the benchmark code runs, and its references agree.
+
+No timing is asserted. The real check is that varfunc's MLP step and the hand-written NumPy step in
+benchmarks/numpy_reference.py give the same loss and the same updated weights, so the NumPy
+reference the benchmarks compare against computes what varfunc computes.
+"""
+
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:  # benchmarks/ is a package at the repository root, not installed
+    sys.path.insert(0, str(ROOT))
+
+from benchmarks import numpy_reference as ref  # noqa: E402
+from benchmarks import run  # noqa: E402
+
+
+def test_chain_matches_the_hand_written_chain_rule():
+    y, grad = run.chain_varfunc(50)
+    y_ref, grad_ref = ref.chain_forward_backward(50)
+    np.testing.assert_allclose(y, y_ref, rtol=1e-12)
+    np.testing.assert_allclose(grad, grad_ref, rtol=1e-12)
+    np.testing.assert_allclose(grad, ref.SCALE**50, rtol=1e-12)
+
+
+@pytest.mark.parametrize("dtype, rtol", [(np.float64, 1e-10), (np.float32, 2e-5)])
+def test_varfunc_and_numpy_mlp_steps_agree(dtype, rtol):
+    sizes, batch = (12, 8, 5), 6
+    params = ref.init_mlp(sizes, dtype=dtype)
+    x, labels = ref.make_batch(batch, sizes[0], sizes[2], dtype=dtype)
+    varfunc_model = run.VarfuncMLP(params, x, labels, lr=0.5)
+    numpy_model = run.NumpyMLP(params, x, labels, lr=0.5)
+    for _ in range(3):  # several steps: the updated weights feed the next forward pass
+        loss_vf = varfunc_model.step()
+        loss_np = numpy_model.step()
+        np.testing.assert_allclose(loss_vf, loss_np, rtol=rtol)
+    updated = varfunc_model.arrays()
+    for name, array in numpy_model.params.items():
+        assert updated[name].dtype == dtype
+        np.testing.assert_allclose(updated[name], array, rtol=rtol, atol=rtol)
+        assert not np.allclose(array, params[name]), f"{name} was not updated"
+
+
+def test_quick_mode_functions_run_on_tiny_sizes(monkeypatch, capsys):
+    monkeypatch.setattr(run, "torch", None)  # the PyTorch columns read n/a without it
+    body_a, ok_a = run.part_a(steps=5, rounds=1)
+    assert "(a) Chain of 5 scalar steps" in body_a and ok_a
+    body_b, oks = run.part_b([((6, 4, 3), 2, 1, "numpy"), ((5, 4, 3), 2, 1, "torch")], rounds=1)
+    assert body_b.count("| 2 |") == 2 and len(oks) == 2
+    run.chain_child(200, rounds=1)
+    report = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert report["ops"] == 200 and report["growth"] >= 0
+    assert len(report["time"]) == len(report["paused"]) == 2  # (fastest, median)
