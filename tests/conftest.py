@@ -40,6 +40,20 @@ def device(request):
     return request.param
 
 
+def on_device(device: str, value):
+    """value with every NumPy array in it (also inside tuples, lists and Variables) moved to device."""
+    from varfunc import Variable
+    from varfunc.backend import to_device
+
+    if isinstance(value, np.ndarray):
+        return to_device(value, device)
+    if isinstance(value, Variable):
+        return Variable(to_device(value.data, device), requires_grad=value.requires_grad)
+    if isinstance(value, (tuple, list)):
+        return type(value)(on_device(device, v) for v in value)
+    return value
+
+
 def gpu_only():
     """A skip mark for GPU-only cases (evaluated when the test runs)."""
     return pytest.mark.skipif(bool(_gpu_reason()), reason="needs a GPU (CuPy, a driver and a device)")

@@ -18,7 +18,7 @@ CORE = {
     "methods",
     "modern",
 }
-OUTER = {"viz", "nn", "optim", "data", "grading", "train"}
+OUTER = {"viz", "nn", "optim", "data", "grading", "train", "lab"}
 
 
 def module_name(path: Path) -> str:
@@ -49,6 +49,12 @@ SOURCES = sorted(PACKAGE.rglob("*.py"))
 
 def room(module: str) -> str:
     return module.split(".")[1] if module.count(".") else ""
+
+
+@pytest.mark.parametrize("path", SOURCES, ids=lambda p: str(p.relative_to(PACKAGE)))
+def test_every_module_is_core_or_an_outer_room(path):
+    name = room(module_name(path))
+    assert name == "" or name in CORE | OUTER, f"{name}: add it to CORE or OUTER so the house rules cover it"
 
 
 @pytest.mark.parametrize("path", SOURCES, ids=lambda p: str(p.relative_to(PACKAGE)))

@@ -151,3 +151,69 @@ def test_mixing_devices_names_both_and_the_fix():
     b = Variable(np.ones(2)).cuda()
     with pytest.raises(vf.DeviceError, match=r"Add: .*cpu.*cuda:0.*\.cuda\(\) or \.cpu\(\)"):
         a + b
+
+
+class FakeGpuArray:
+    """Passes backend's CuPy test (its class lives in a 'cupy...' module) without any GPU: enough for
+    the device checks, which run before any arithmetic."""
+
+    __module__ = "cupy_fake"
+
+    def __init__(self, *shape):
+        self.shape, self.ndim, self.dtype = shape, len(shape), np.dtype(np.float64)
+        self.device = type("Device", (), {"id": 0})()
+
+
+def test_mixing_devices_is_refused_before_anything_changes_without_a_gpu():
+    a = Variable(np.ones(2))
+    h = a * 1
+    b = Variable(FakeGpuArray(2))
+    assert b.device == "cuda:0" and b.is_cuda
+    pattern = (
+        r"{}: inputs live on different devices \(input 0 on cpu, input 1 on cuda:0\).*\.cuda\(\) or \.cpu\(\)"
+    )
+    for op, call in [("Add", lambda: h + b), ("Mul", lambda: h * b), ("Add", lambda: h.add_(b))]:
+        with pytest.raises(vf.DeviceError, match=pattern.format(op)):
+            call()
+    assert h.data.tolist() == [1.0, 1.0] and h._version == [0] and type(h.creator).__name__ == "MulConstant"
+
+
+def test_a_gradient_on_another_device_is_refused():
+    x = Variable(np.ones(2))
+    with pytest.raises(vf.DeviceError, match=r"grad: got an array on cuda:0 for a Variable on cpu"):
+        x.grad = FakeGpuArray(2)
+    with pytest.raises(vf.DeviceError, match=r"backward: the gradient is on cuda:0 but the Variable is on"):
+        (x * 2).backward(FakeGpuArray(2))
+    assert x.grad.tolist() == [0.0, 0.0]
+
+
+def test_forcing_the_cpu_skips_the_probe(monkeypatch):
+    """VARFUNC_FORCE_CPU answers at once, without importing CuPy."""
+
+    def must_not_import():
+        raise AssertionError("the probe imported CuPy although VARFUNC_FORCE_CPU is set")
+
+    monkeypatch.setattr(backend, "_cupy_module", must_not_import)
+    monkeypatch.setenv("VARFUNC_FORCE_CPU", "1")
+    available, reason = backend._probe_gpu()
+    assert not available and "VARFUNC_FORCE_CPU" in reason
+
+
+def test_a_device_that_cannot_run_a_kernel_is_named(monkeypatch):
+    class Runtime:
+        @staticmethod
+        def getDeviceCount():
+            return 1
+
+    class FakeCupy:
+        cuda = type("cuda", (), {"runtime": Runtime})
+        float32 = "float32"
+
+        @staticmethod
+        def arange(*args, **kwargs):
+            raise RuntimeError("nvrtc: cannot compile")
+
+    monkeypatch.setattr(backend, "_cupy_module", lambda: FakeCupy)
+    monkeypatch.delenv("VARFUNC_FORCE_CPU", raising=False)
+    available, reason = backend._probe_gpu()
+    assert not available and "could not run a kernel" in reason and "nvrtc" in reason

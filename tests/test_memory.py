@@ -23,8 +23,12 @@ def test_graph_and_saved_arrays_are_freed_after_backward(no_gc):
     functions = []
     for _ in range(4):
         h = (h * 2).exp().tanh()  # Exp and Tanh save their outputs: v0.1.3's cycle
-        functions.append(weakref.ref(h.creator))
-    saved = [weakref.ref(fn()._saved[0][0]) for fn in functions]
+        tanh = h.creator
+        exp = tanh.previous_functions[0][0]
+        functions += [weakref.ref(f) for f in (tanh, exp, exp.previous_functions[0][0])]
+    saved = [weakref.ref(f()._saved[0][0]) for f in functions if f()._saved]
+    assert len(functions) == 12 and len(saved) == 8  # every Exp and Tanh saved its output
+    del tanh, exp
     loss = h.sum()
     loss.backward()
     del h, loss

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from conftest import on_device
 
 import varfunc as vf
 from varfunc import Variable
@@ -221,16 +222,17 @@ METHOD_PARAMS = [pytest.param(call, expected, makers, id=name) for name, call, e
 
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
 @pytest.mark.parametrize(("call", "expected", "makers"), METHOD_PARAMS)
-def test_method_forward(call, expected, makers, dtype, rng):
+def test_method_forward(call, expected, makers, dtype, rng, device):
     arrays = [make(rng).astype(dtype) for make in makers]
-    out = call(*[Variable(a) for a in arrays])
+    inputs = [Variable(on_device(device, a)) for a in arrays]
+    out = call(*inputs)
     want = np.asarray(expected(*arrays))
     assert isinstance(out, Variable)
-    assert type(out.data) is np.ndarray
+    assert type(out.data) is type(inputs[0].data) and out.device == inputs[0].device
     assert out.shape == want.shape
     assert out.dtype == dtype, f"{dtype.__name__} in, {out.dtype} out"
     tol = 1e-12 if dtype == np.float64 else 1e-5
-    np.testing.assert_allclose(out.data, want, rtol=tol, atol=tol)
+    np.testing.assert_allclose(out.numpy(), want, rtol=tol, atol=tol)
     assert out.requires_grad
 
 

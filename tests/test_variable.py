@@ -22,7 +22,7 @@ def test_array_likes_and_scalars_become_arrays(data, dtype):
 def test_user_created_variables_have_a_leaf_creator():
     x = Variable(np.ones(2))
     assert isinstance(x.creator, Leaf) and x.creator.variable is x
-    assert x.creator.output_ids == {id(x): 0} and x.creator.previous_functions == []
+    assert x.creator.output_ids == {id(x): 0} and x.creator.previous_functions == ()
 
 
 def test_float_data_requires_grad_by_default_as_in_v013():
@@ -202,3 +202,30 @@ def test_modern_aliases():
     const = Variable(np.array([1.0]), requires_grad=False)
     assert (const * 2).is_leaf  # today's convention: no grad needed means leaf
     assert (x * const).grad_fn.next_functions[1] == (None, 0)
+
+
+def test_an_inplace_result_that_does_not_fit_the_dtype_is_a_clear_error_and_changes_nothing():
+    index = Variable(np.arange(3))
+    for call in (lambda: index.add_(0.5), lambda: index.exp_(), lambda: index.div_(2)):
+        with pytest.raises(vf.DTypeError, match=r"in-place result cannot be stored in the Variable's int64"):
+            call()
+    assert index.data.tolist() == [0, 1, 2] and index._version == [0]
+    assert index.add_(2).data.tolist() == [2, 3, 4]  # an integer result fits
+
+
+def test_method_argument_errors_are_varfunc_errors():
+    x = Variable(np.ones((2, 2, 2)))
+    with pytest.raises(vf.ShapeError, match=r"t: expects a 2-D Variable, got shape \(2, 2, 2\)"):
+        x.t()
+    h = x * 1
+    for name in ("mul_", "div_"):
+        with pytest.raises(vf.DTypeError, match=rf"{name} only supports .* a number"):
+            getattr(h, name)(h)
+    assert h.data.tolist() == x.data.tolist()
+
+
+def test_a_gradient_of_the_wrong_shape_cannot_be_assigned():
+    x = Variable(np.ones(3))
+    with pytest.raises(vf.ShapeError, match=r"grad: got shape \(2,\) for a Variable of shape \(3,\)"):
+        x.grad = np.ones(2)
+    assert x.grad.tolist() == [0.0, 0.0, 0.0]

@@ -96,7 +96,10 @@ class ExecutionEngine:
                 buffer = not_ready.get(prev_fn)
                 if buffer is None:
                     buffer = not_ready[prev_fn] = [None] * len(prev_fn.output_ids)
-                self._add_grad(need_copy, buffer, output_nr, d)
+                if buffer[output_nr] is None and dependencies[prev_fn][output_nr] == 0:
+                    buffer[output_nr] = d  # the slot's only gradient: nothing to sum, no mark needed
+                else:
+                    self._add_grad(need_copy, buffer, output_nr, d)
                 is_ready = self._is_ready_for_backward(dependencies, prev_fn)
                 if is_ready:
                     del not_ready[prev_fn]

@@ -29,12 +29,21 @@ def _is_one_of(x: Any, items: tuple) -> bool:
     return False
 
 
+# One tuple object per distinct needs_input_grad value, shared by every Function that has it: a
+# long graph then holds no tuple of flags per op, so the garbage collector has less to count.
+_FLAGS: dict = {}
+
+
+def _shared_flags(flags: tuple) -> tuple:
+    return _FLAGS.setdefault(flags, flags)
+
+
 class Function(ModernFunctionNames):
     """A differentiable operation: subclass it and write ``forward(*arrays)`` and ``backward(*grads)``."""
 
     # Graph fields, set by _do_forward. Class-level defaults keep a subclass that forgets
     # super().__init__() working, and keep instances small.
-    previous_functions: list | None = None  # one (creator, id(input)) pair per input
+    previous_functions: tuple | None = None  # one (creator, id(input)) pair per input
     output_ids: dict | None = None  # {id(output Variable): output index}
     needs_input_grad: tuple | None = None  # one bool per input
     requires_grad: bool = False  # any(needs_input_grad)
@@ -118,9 +127,9 @@ class Function(ModernFunctionNames):
             outputs = self._wrap_outputs(input, arrays, raw_outputs, dirty, creator=None)
             self.to_save = self.non_differentiable = None
         else:
-            self.needs_input_grad = tuple(needs)
+            self.needs_input_grad = _shared_flags(tuple(needs))
             self.requires_grad = any(needs)
-            self.previous_functions = previous
+            self.previous_functions = tuple(previous)  # v0.1.3 kept a list: docs/differences.md row 32
             self.input_shapes = tuple([a.shape for a in arrays])
             outputs = self._wrap_outputs(input, arrays, raw_outputs, dirty, creator=self)
             # {id(output Variable): output index}; most ops have one output, and a literal is cheaper
@@ -225,11 +234,15 @@ class Function(ModernFunctionNames):
                 f"{self!r}.backward returned {len(grad_input)} gradient(s) but forward took "
                 f"{len(shapes)} input(s); return one gradient per input (None where none is needed)"
             )
-        for index, (grad, needed, shape) in enumerate(zip(grad_input, self.needs_input_grad, shapes)):
-            if not needed:
-                continue
+        for grad, needed, shape in zip(grad_input, self.needs_input_grad, shapes):
+            if needed and getattr(grad, "shape", None) != shape:
+                self._raise_bad_grad_input(grad_input)
+
+    def _raise_bad_grad_input(self, grad_input: tuple) -> None:
+        checks = zip(grad_input, self.needs_input_grad, self.input_shapes)
+        for index, (grad, needed, shape) in enumerate(checks):
             got = getattr(grad, "shape", None)
-            if got == shape:
+            if not needed or got == shape:
                 continue
             if grad is None:
                 problem = "None"
@@ -300,6 +313,16 @@ class InplaceFunction(Function):
         self.inplace = inplace
 
     def _do_forward(self, *input: Any) -> Any:
-        if self.inplace:
-            input[0]._check_inplace_target(type(self).__name__, input)
-        return super()._do_forward(*input)
+        if not self.inplace:
+            return super()._do_forward(*input)
+        input[0]._check_inplace_target(type(self).__name__, input)
+        try:
+            return super()._do_forward(*input)
+        except TypeError as error:
+            if "cast" not in str(error):  # NumPy and CuPy refuse the write before changing anything
+                raise
+            raise DTypeError(
+                f"{type(self).__name__}: the in-place result cannot be stored in the Variable's "
+                f"{input[0].dtype} data ({error}); use the out-of-place op, or convert the data "
+                "first (for example .double())"
+            ) from None

@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from .backend import get_array_module, to_device
+from .backend import get_array_module, is_array, to_device
 from .errors import GradcheckError
 from .variable import Variable
 
@@ -38,12 +38,15 @@ def gradcheck(fn: Callable, inputs: Any, eps: float = 1e-6, atol: float = 1e-5, 
 
 
 def _float64_leaves(inputs: Any) -> list:
-    """Fresh float64 leaf Variables holding copies of the inputs (integer inputs stay as they are)."""
+    """Fresh float64 leaf Variables holding copies of the inputs, on their devices (integers stay as is)."""
     if not isinstance(inputs, (tuple, list)):
         inputs = (inputs,)
     leaves = []
     for x in inputs:
-        data = x.data if isinstance(x, Variable) else np.asarray(x)
+        if isinstance(x, Variable):
+            data = x.data
+        else:
+            data = x if is_array(x) else np.asarray(x)  # a CuPy array stays on its GPU
         wants_grad = x.requires_grad if isinstance(x, Variable) else data.dtype.kind == "f"
         if data.dtype.kind == "f":
             leaves.append(Variable(data.astype("float64", copy=True), requires_grad=wants_grad))

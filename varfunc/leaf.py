@@ -16,7 +16,7 @@ class Leaf(Function):
         # would be a cycle that only the garbage collector could free (v0.1.3 had that cycle).
         self._variable = weakref.ref(variable)
         self.output_ids = {id(variable): 0}
-        self.previous_functions = []
+        self.previous_functions = ()
         self.needs_input_grad = ()
         self.requires_grad = requires_grad
 

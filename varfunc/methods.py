@@ -11,6 +11,7 @@ import numbers
 from typing import Any
 
 from . import functions as F
+from .errors import DTypeError, ShapeError
 
 
 def _is_number(x: Any) -> bool:
@@ -55,7 +56,7 @@ class VariableMethods:
     def mul_(self, other: Any) -> Any:
         """self *= other for a number, in place (v0.1.3 allows numbers only)."""
         if not _is_number(other):
-            raise TypeError("mul_ only supports multiplication by a number; use mul for Variables")
+            raise DTypeError("mul_ only supports multiplication by a number; use mul for Variables")
         return F.MulConstant(other, inplace=True)(self)
 
     def div(self, other: Any) -> Any:
@@ -65,7 +66,7 @@ class VariableMethods:
     def div_(self, other: Any) -> Any:
         """self /= other for a number, in place (v0.1.3 allows numbers only)."""
         if not _is_number(other):
-            raise TypeError("div_ only supports division by a number; use div for Variables")
+            raise DTypeError("div_ only supports division by a number; use div for Variables")
         return F.DivConstant(other, inplace=True)(self)
 
     def pow(self, other: Any) -> Any:
@@ -273,7 +274,7 @@ class VariableMethods:
     def t(self) -> Any:
         """The transpose of a matrix."""
         if self.ndim != 2:
-            raise ValueError(f"t: expects a 2-D Variable, got shape {self.shape}; use transpose(dim0, dim1)")
+            raise ShapeError(f"t: expects a 2-D Variable, got shape {self.shape}; use transpose(dim0, dim1)")
         return F.Transpose(0, 1)(self)
 
     def transpose(self, dim0: int, dim1: int) -> Any:

@@ -78,9 +78,9 @@ class History:
         return f"History(steps={self.steps}, epochs={len(self.epoch_losses)}, last loss={last}{extra})"
 
 
-def _as_batches(train_data: Any, batch_size: int, seed: Any) -> Iterable:
+def _as_batches(train_data: Any, batch_size: int, seed: Any, device: str) -> Iterable:
     if isinstance(train_data, tuple) and all(hasattr(a, "shape") for a in train_data):
-        return Minibatches(*train_data, batch_size=batch_size, shuffle=True, seed=seed)
+        return Minibatches(*train_data, batch_size=batch_size, shuffle=True, seed=seed, device=device)
     return train_data
 
 
@@ -146,7 +146,7 @@ def fit(
     Training stops early after ``max_steps`` steps or when a step's loss is below ``stop_loss``
     (the 2017 regression example's rule). ``callback(step, loss)`` runs after every step.
     """
-    batches = _as_batches(train_data, batch_size, seed)
+    batches = _as_batches(train_data, batch_size, seed, _model_device(model))
     history = History()
     metrics = dict(metrics or {})
     try:

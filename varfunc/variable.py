@@ -70,7 +70,15 @@ class Variable(VariableMethods, ModernVariableNames):
         if value is not None:
             value = as_array(value)
             if value.shape != self._data.shape:
-                raise ShapeError(f"grad: got shape {value.shape} for a Variable of shape {self._data.shape}")
+                raise ShapeError(
+                    f"grad: got shape {value.shape} for a Variable of shape {self._data.shape}; "
+                    "assign an array of the Variable's shape, or None"
+                )
+            if device_of(value) != self.device:
+                raise DeviceError(
+                    f"grad: got an array on {device_of(value)} for a Variable on {self.device}; "
+                    "the gradient lives with the data: move it with backend.to_device first"
+                )
         self._grad = value
 
     def _accumulate_grad(self, grad: Any) -> None:

@@ -222,7 +222,11 @@ class PowConstant(Function):
     def backward(self, grad_output):
         if self.tensor_power:
             (result,) = self.saved_tensors
-            return grad_output * result * math.log(self.constant)
+            if self.constant > 0:
+                return grad_output * result * math.log(self.constant)
+            # ln c does not exist: 0 ** a is flat (0 for a > 0), and a negative base has no real
+            # derivative, so its gradient is nan (both as in PyTorch) rather than a crash in math.log.
+            return grad_output * (0.0 if self.constant == 0 else math.nan)
         (a,) = self.saved_tensors
         return grad_output * self.constant * a ** (self.constant - 1)
 
