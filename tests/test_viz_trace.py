@@ -159,3 +159,18 @@ def test_gif_without_png_renderer_says_why(monkeypatch, tmp_path):
     monkeypatch.setenv("VARFUNC_VIZ_RENDERER", "none")
     with pytest.raises(RendererUnavailable, match="save_gif needs PNG frames"):
         trace(small()[1]).save_gif(str(tmp_path / "x.gif"))
+
+
+@pytest.mark.parametrize("format", ["svg", "png"])
+def test_save_frames_as_pictures(tmp_path, format):
+    if not available_renderers(format):
+        pytest.skip(f"no {format.upper()} renderer")
+    recording = trace(small()[1])
+    paths = recording.save_frames(str(tmp_path), format)
+    assert [p.rsplit("/", 1)[-1] for p in paths] == [f"frame_{i:03d}.{format}" for i in range(17)]
+    first = open(paths[0], "rb").read()
+    if format == "svg":
+        assert first.startswith(b"<svg") and b"0 dependencies" in first and b"Sum#3" in first
+    else:
+        assert first[:8] == b"\x89PNG\r\n\x1a\n"
+    assert open(paths[16], "rb").read() != first  # the frames differ from step to step

@@ -44,7 +44,11 @@ def make_features(x: Any, degree: int = 4) -> np.ndarray:
 
 
 def poly_desc(weight: Any, bias: Any) -> str:
-    """'y = +1.23 x^1 -0.45 x^2 ... +0.67' for printing a fitted or true polynomial (as the example)."""
+    """'y = +1.23 x^1 -0.45 x^2 ... +0.67': a fitted or true polynomial, printed as the example did.
+
+    The 2017 example labelled the exponents in reverse (``len(W) - i``: the x^1 weight was printed
+    as x^4); here each weight carries its own exponent.
+    """
     weight = np.asarray(weight).reshape(-1)
     bias = float(np.asarray(bias).reshape(-1)[0])
     terms = "".join(f"{w:+.2f} x^{i} " for i, w in enumerate(weight, 1))

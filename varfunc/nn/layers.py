@@ -36,8 +36,10 @@ class Linear(Module):
     """y = x @ W.t() + b for x of shape (..., in_features).
 
     Initialised as 2017's ``torch.nn.Linear.reset_parameters``: weight and bias uniform in
-    (-1/sqrt(in_features), 1/sqrt(in_features)). Parameters are float32 (PyTorch's default) unless
-    dtype says otherwise; ``rng`` (a NumPy Generator) overrides the generator set by manual_seed.
+    (-1/sqrt(in_features), 1/sqrt(in_features)). Today's PyTorch writes the weight's draw as
+    ``kaiming_uniform_(a=sqrt(5))``, which comes to the same bound. Parameters are float32
+    (PyTorch's default) unless dtype says otherwise; ``rng`` (a NumPy Generator) overrides the
+    generator set by manual_seed.
     """
 
     def __init__(

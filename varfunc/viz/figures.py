@@ -7,11 +7,14 @@ Writes, into ``figures/`` by default:
 - ``orders.txt``: a larger graph under four orderings, and micrograd PR #64's double count.
 
 Needs a renderer (the ``dot`` program or pygraphviz); without one it writes the DOT and text files
-and exits with status 1, saying what is missing.
+and exits with status 1, saying what is missing. pygraphviz is preferred when installed: its wheel
+bundles one Graphviz version, so the SVG and GIF come out the same on every machine (a system
+``dot`` lays out differently from version to version). ``VARFUNC_VIZ_RENDERER`` still decides.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 
@@ -20,7 +23,7 @@ import numpy as np
 from ..variable import Variable
 from .drawing import draw
 from .orders import compare_orders, naive_recursive_backward
-from .render import RendererUnavailable, available_renderers
+from .render import RendererUnavailable, available_renderers, is_available
 from .replay import trace
 
 
@@ -54,7 +57,26 @@ def _write(path: str, text: str) -> None:
         f.write(text)
 
 
+@contextlib.contextmanager
+def _reproducible_renderer():
+    """Render with pygraphviz's bundled Graphviz when present, unless VARFUNC_VIZ_RENDERER is set."""
+    choose = "VARFUNC_VIZ_RENDERER" not in os.environ and is_available("pygraphviz")
+    if choose:
+        os.environ["VARFUNC_VIZ_RENDERER"] = "pygraphviz"
+    try:
+        yield
+    finally:
+        if choose:
+            del os.environ["VARFUNC_VIZ_RENDERER"]
+
+
 def main(directory: str = "figures") -> int:
+    """Write the figures into directory; 0 when every file was written, 1 when a renderer was missing."""
+    with _reproducible_renderer():
+        return _write_figures(directory)
+
+
+def _write_figures(directory: str) -> int:
     os.makedirs(directory, exist_ok=True)
     written, missing = [], []
     loss, params = example()

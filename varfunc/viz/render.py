@@ -63,8 +63,8 @@ def available_renderers(format: str = "svg") -> list[str]:
 def _render_dot(source: str, format: str) -> bytes:
     import graphviz  # noqa: PLC0415 - the Python package runs `dot` and reports its errors
 
-    try:
-        return graphviz.Source(source).pipe(format=format)
+    try:  # quiet: dot's warnings would land in a notebook's outputs; errors keep their message
+        return graphviz.Source(source).pipe(format=format, quiet=True)
     except graphviz.CalledProcessError as error:
         message = (error.stderr or b"").decode(errors="replace").strip()
         raise RuntimeError(f"dot -T{format} failed: {message}") from None
@@ -171,7 +171,7 @@ class Picture:
         if format in ("dot", "gv"):
             data = self.source.encode()
         elif format == "svg":
-            data = self.svg().encode()
+            data = (self.svg() + "\n").encode()
         else:
             data = render(self.source, format)
         with open(path, "wb") as f:
