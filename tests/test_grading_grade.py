@@ -1,0 +1,260 @@
+"""Grading submissions in fresh kernels: the instructor's notebook gets full marks, the released copy
+zero, and prepared wrong submissions (an endless loop, sys.exit(), os._exit(), an exception, a wrong
+gradient, a deleted cell, a damaged file, the wrong chapter, patched checks) get the right partial
+scores and reasons while every other exercise is still graded.
+
+Chapter 03 (two short exercises, Mul and Div) is the subject: one parallel batch grades all the
+prepared submissions once (module fixture), the tests read its reports.
+"""
+
+from __future__ import annotations
+
+import copy
+import csv
+import hashlib
+import json
+from pathlib import Path
+
+import pytest
+
+nbformat = pytest.importorskip("nbformat")
+pytest.importorskip("nbclient")
+pytest.importorskip("ipykernel")
+
+from varfunc.grading import evaluate  # noqa: E402
+from varfunc.grading.__main__ import main  # noqa: E402
+from varfunc.grading.batch import grade_class, up_to_date  # noqa: E402
+from varfunc.grading.grade import GradeOptions, grade_submission  # noqa: E402
+from varfunc.grading.notebook import BEGIN_HIDDEN, END_HIDDEN, nbgrader_meta  # noqa: E402
+from varfunc.grading.release import release_notebook  # noqa: E402
+
+pytestmark = pytest.mark.slow  # starts Jupyter kernels: about a minute in all on two cores
+
+SOURCE = Path(__file__).resolve().parents[1] / "notebooks" / "03_functions_and_the_forward_graph.ipynb"
+NAME = SOURCE.name
+OPTIONS = GradeOptions(cell_timeout=8, notebook_timeout=120)
+
+MUL_HEAD = (
+    "class Mul(Function):\n"
+    "    def forward(self, a, b):\n        self.save_for_backward(a, b)\n        return a * b\n\n"
+)
+WRONG_GRADIENT = MUL_HEAD + (
+    "    def backward(self, g):\n        a, b = self.saved_tensors\n"
+    "        return sum_to_shape(g * a, a.shape), sum_to_shape(g * b, b.shape)\n"  # swapped
+)
+ENDLESS = MUL_HEAD + "    def backward(self, g):\n        while True:\n            pass\n"
+# Right on every visible case; wrong when both inputs are the same array (a hidden check tries Mul()(a, a)).
+ONLY_VISIBLE = MUL_HEAD + (
+    "    def backward(self, g):\n        a, b = self.saved_tensors\n"
+    "        if a is b:\n            return g * b, g * 0\n"
+    "        return sum_to_shape(g * b, a.shape), sum_to_shape(g * a, b.shape)\n"
+)
+PATCHES = WRONG_GRADIENT + (
+    "import dataclasses\nimport varfunc.grading as grading\nimport varfunc.grading.core as core\n"
+    "always = lambda exercise_id, ns=None: core.Verdict(core.lookup(exercise_id), True)\n"
+    "core.evaluate = grading.evaluate = always\n"
+    "core.check = grading.check = check = lambda *args, **kwargs: print('passed')\n"
+    "core.REGISTRY['ch03.mul'] = dataclasses.replace(core.lookup('ch03.mul'), run=lambda ns: None)\n"
+)
+
+
+def _cell(nb, grade_id):
+    return next(c for c in nb.cells if nbgrader_meta(c).get("grade_id") == grade_id)
+
+
+def _with(grade_id, source):
+    def edit(nb):
+        _cell(nb, grade_id).source = source
+
+    return edit
+
+
+def _delete_div(nb):
+    nb.cells.remove(_cell(nb, "ch03_div"))
+
+
+SUBMISSIONS = {
+    "instructor": None,
+    "released": "release",
+    "endless_loop": _with("ch03_mul", ENDLESS),
+    "sys_exit": _with("ch03_div", "import sys\nsys.exit()\n"),
+    "os_exit": _with("ch03_mul", "import os\nos._exit(1)\n"),
+    "exception": _with("ch03_div", "raise ValueError('my bad')\n"),
+    "wrong_gradient": _with("ch03_mul", WRONG_GRADIENT),
+    "patched_checks": _with("ch03_mul", PATCHES),
+    "only_visible": _with("ch03_mul", ONLY_VISIBLE),
+    "deleted_cell": _delete_div,
+}
+
+
+def _write_submissions(root: Path) -> list[Path]:
+    instructor = nbformat.read(SOURCE, as_version=4)
+    paths = []
+    for student, edit in SUBMISSIONS.items():
+        nb = copy.deepcopy(instructor)
+        if edit == "release":
+            nb, _ = release_notebook(nb)
+        elif edit is not None:
+            edit(nb)
+        path = root / student / NAME
+        path.parent.mkdir(parents=True)
+        nbformat.write(nb, path)
+        paths.append(path)
+    (root / "corrupted").mkdir()
+    (root / "corrupted" / NAME).write_bytes(b'{"cells": [{"cell_type": "code", "sour\x00\xff')
+    (root / "wrong_chapter").mkdir()
+    (root / "wrong_chapter" / NAME).write_bytes(
+        SOURCE.with_name("02_variables_and_leaves.ipynb").read_bytes()
+    )
+    return paths + [root / "corrupted" / NAME, root / "wrong_chapter" / NAME]
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory):
+    root = tmp_path_factory.mktemp("submissions")
+    paths = _write_submissions(root)
+    before = {p: hashlib.sha256(p.read_bytes()).hexdigest() for p in paths}
+    report_dir = root.parent / "reports"
+    reports = grade_class(paths, report_dir, OPTIONS, jobs=2, progress=False)
+    after = {p: hashlib.sha256(p.read_bytes()).hexdigest() for p in paths}
+    by_student = {r["student"]: r for r in reports}
+    return {"reports": by_student, "dir": report_dir, "paths": paths, "unchanged": before == after}
+
+
+def _exercises(report):
+    return {e["id"]: e for e in report["exercises"]}
+
+
+def test_the_instructor_notebook_gets_full_marks(graded):
+    report = graded["reports"]["instructor"]
+    assert (report["status"], report["score"], report["max_score"]) == ("graded", 6, 6), report
+    assert report["problems"] == [] and report["cell_errors"] == []
+
+
+def test_the_released_copy_scores_zero_with_a_clear_reason(graded):
+    report = graded["reports"]["released"]
+    assert report["score"] == 0
+    for entry in report["exercises"]:
+        assert entry["status"] == "not_solved" and "NotImplementedError" in entry["reason"]
+
+
+@pytest.mark.parametrize(
+    "student, failing, status, reason",
+    [
+        ("endless_loop", "ch03.mul", "timeout", "time limit"),
+        ("sys_exit", "ch03.div", "error", "SystemExit"),
+        ("os_exit", "ch03.mul", "crashed", "kernel died"),
+        ("exception", "ch03.div", "error", "ValueError: my bad"),
+        ("wrong_gradient", "ch03.mul", "failed", "gradient for a"),
+        ("patched_checks", "ch03.mul", "failed", "gradient for a"),
+        ("only_visible", "ch03.mul", "failed", "hidden check: Mul()(a, a)"),
+        ("deleted_cell", "ch03.div", "missing", "grade_id 'ch03_div'"),
+    ],
+)
+def test_a_wrong_submission_loses_only_that_exercise(graded, student, failing, status, reason):
+    report = graded["reports"][student]
+    exercises = _exercises(report)
+    assert exercises[failing]["status"] == status, exercises[failing]
+    assert reason in exercises[failing]["reason"] + exercises[failing].get("case", "")
+    assert exercises[failing]["points"] == 0
+    others = [e for e in exercises.values() if e["id"] != failing]
+    assert others and all(e["status"] == "passed" and e["points"] == e["max_points"] for e in others)
+    assert report["score"] == 3
+
+
+def test_a_wrong_gradient_report_says_what_was_expected(graded):
+    mul = _exercises(graded["reports"]["wrong_gradient"])["ch03.mul"]
+    assert {"case", "expected", "got", "hint"} <= set(mul)
+    assert mul["expected"] != mul["got"]
+
+
+def test_the_visible_check_passes_what_only_the_hidden_check_catches():
+    namespace = {}
+    exec(
+        compile(
+            "from varfunc import Function\nfrom varfunc.functions.utils import sum_to_shape\n", "x", "exec"
+        ),
+        namespace,
+    )
+    exec(compile(ONLY_VISIBLE, "only_visible", "exec"), namespace)
+    assert evaluate("ch03.mul", namespace).passed  # what the student sees with check("ch03.mul")
+
+
+def test_unreadable_and_wrong_chapter_files_get_an_entry_not_a_traceback(graded):
+    corrupted, wrong = graded["reports"]["corrupted"], graded["reports"]["wrong_chapter"]
+    assert corrupted["status"] == "unreadable" and "not text" in corrupted["problems"][0]
+    assert wrong["status"] == "wrong_chapter" and "ch02, not of ch03" in wrong["problems"][0]
+    for report in (corrupted, wrong):
+        assert report["score"] == 0 and report["max_score"] == 6
+        assert {e["status"] for e in report["exercises"]} == {"not_graded"}
+
+
+def test_reports_and_the_class_summary_are_written(graded):
+    report_dir = graded["dir"]
+    for student in graded["reports"]:
+        for suffix in (".json", ".md", ".html"):
+            assert (report_dir / student / NAME).with_suffix(suffix).is_file()
+    saved = json.loads((report_dir / "wrong_gradient" / NAME).with_suffix(".json").read_text())
+    assert saved["score"] == 3 and saved["sha256"]
+    markdown = (report_dir / "wrong_gradient" / NAME).with_suffix(".md").read_text()
+    assert "wrong_gradient, ch03: 3 / 6 points" in markdown and "## What failed" in markdown
+    with open(report_dir / "summary.csv", newline="") as f:
+        rows = {row["student"]: row for row in csv.DictReader(f)}
+    assert set(rows) == set(graded["reports"])
+    assert (
+        rows["instructor"]["score"],
+        rows["instructor"]["ch03.mul"],
+        rows["deleted_cell"]["ch03.div"],
+    ) == (
+        "6",
+        "3",
+        "0",
+    )
+
+
+def test_submissions_are_never_modified(graded):
+    assert graded["unchanged"]
+
+
+def test_grading_resumes_where_it_stopped(graded):
+    paths, report_dir = graded["paths"], graded["dir"]
+    again = grade_class(paths, report_dir, OPTIONS, jobs=2, progress=False)  # nothing changed: no kernels
+    assert all(r.get("resumed") for r in again)
+    assert {r["student"]: r["score"] for r in again} == {s: r["score"] for s, r in graded["reports"].items()}
+    changed = report_dir.parent / "changed.ipynb"
+    changed.write_bytes(paths[0].read_bytes() + b"\n")
+    base = report_dir / "instructor" / Path(NAME).stem
+    assert up_to_date(paths[0], base, OPTIONS) is not None
+    assert up_to_date(changed, base, OPTIONS) is None  # another file hash
+    assert up_to_date(paths[0], base, GradeOptions(cell_timeout=9)) is None  # other grader settings
+
+
+def test_hidden_tests_regions_and_hidden_check_files_count(tmp_path):
+    source = tmp_path / "source"
+    source.mkdir()
+    nb = nbformat.read(SOURCE, as_version=4)
+    hidden = "ones = Variable(np.ones(2))\nassert Div()(ones, ones).data.sum() == 3, 'hidden says no'"
+    _cell(nb, "ch03_div_check").source += f"\n{BEGIN_HIDDEN}\n{hidden}\n{END_HIDDEN}\n"
+    nbformat.write(nb, source / NAME)
+    checks = tmp_path / "my_checks.py"
+    checks.write_text(
+        "from varfunc.grading.core import CheckFailed\nfrom varfunc.grading.hidden import hidden_check\n\n"
+        "@hidden_check('ch03.mul')\ndef never(ns):\n    raise CheckFailed('the instructor says no')\n"
+    )
+    options = GradeOptions(cell_timeout=8, notebook_timeout=120, source=source, hidden_files=(checks,))
+    report = grade_submission(SOURCE, options)
+    exercises = _exercises(report)
+    assert exercises["ch03.mul"]["reason"] == "hidden check: the instructor says no"
+    assert exercises["ch03.div"]["reason"] == "hidden check: an assertion in the hidden tests"
+    assert exercises["ch03.div"]["got"] == "'hidden says no'"
+    assert report["score"] == 0
+
+
+def test_grade_command_line(tmp_path, capsys):
+    bad = tmp_path / "alice" / NAME
+    bad.parent.mkdir()
+    bad.write_text("not json")
+    assert main(["grade", str(bad), "--report", str(tmp_path / "out"), "--no-progress"]) == 0
+    assert "graded 1 submission(s)" in capsys.readouterr().out
+    report = json.loads((tmp_path / "out" / Path(NAME).with_suffix(".json")).read_text())
+    assert report["status"] == "unreadable" and "not valid JSON" in report["problems"][0]

@@ -1,0 +1,75 @@
+"""Hidden checks: the kit's own pass every stored solution, and grading runs them where check() does not."""
+
+from __future__ import annotations
+
+import pytest
+
+pytest.importorskip("nbformat")
+
+from test_exercises import CASES, states  # noqa: E402
+
+from varfunc.grading import evaluate, lookup  # noqa: E402
+from varfunc.grading.hidden import HIDDEN, evaluate_hidden, runner_source  # noqa: E402
+from varfunc.grading.notebook import solution_source  # noqa: E402
+
+WITH_HIDDEN = [(path, ex) for path, ex in CASES if ex in HIDDEN]
+ONLY_VISIBLE = """
+class Mul(Function):
+    def forward(self, a, b):
+        self.save_for_backward(a, b)
+        return a * b
+
+    def backward(self, g):
+        a, b = self.saved_tensors
+        if a is b:
+            return g * b, g * 0
+        return sum_to_shape(g * b, a.shape), sum_to_shape(g * a, b.shape)
+"""
+
+
+def _namespace(path, exercise_id, source):
+    before, _ = states(path)[lookup(exercise_id).grade_id]
+    namespace = dict(before)
+    exec(compile(source, exercise_id, "exec"), namespace)
+    return namespace
+
+
+def test_some_exercises_have_hidden_checks():
+    assert len(WITH_HIDDEN) >= 4
+
+
+@pytest.mark.parametrize("path, exercise_id", WITH_HIDDEN, ids=[c[1] for c in WITH_HIDDEN])
+def test_the_solution_passes_the_hidden_checks(path, exercise_id):
+    _, source = states(path)[lookup(exercise_id).grade_id]
+    verdict = evaluate_hidden(exercise_id, _namespace(path, exercise_id, solution_source(source)))
+    assert verdict.passed, str(verdict)
+
+
+def test_a_hidden_check_catches_what_the_visible_ones_miss():
+    path = next(p for p, ex in CASES if ex == "ch03.mul")
+    namespace = _namespace(path, "ch03.mul", ONLY_VISIBLE)
+    assert evaluate("ch03.mul", namespace).passed
+    verdict = evaluate_hidden("ch03.mul", namespace)
+    assert not verdict.passed and verdict.case.startswith("hidden check: Mul()(a, a)")
+
+
+def test_hidden_test_code_fails_on_a_false_assert():
+    verdict = evaluate_hidden("ch02.predict_grad", _predicted(), "assert 1 == 2, 'no'")
+    assert (verdict.case, verdict.got) == ("hidden check: an assertion in the hidden tests", "no")
+    assert evaluate_hidden("ch02.predict_grad", _predicted(), "assert 1 == 1").passed
+
+
+def _predicted():
+    return {"predicted_a_grad": [3.5, 4.5], "predicted_b_grad": None}
+
+
+def test_the_runner_grades_with_fresh_modules_then_puts_the_notebooks_back(capsys):
+    import sys
+
+    import varfunc.grading.core as core
+
+    namespace = {**_predicted(), "__name__": "__main__"}
+    exec(compile(runner_source("ch02.predict_grad"), "runner", "exec"), namespace)
+    assert "ch02.predict_grad passed" in capsys.readouterr().out
+    assert set(namespace) == {*_predicted(), "__name__", "__builtins__"}  # no names left behind
+    assert sys.modules["varfunc.grading.core"] is core  # the notebook's own modules are back

@@ -1,0 +1,109 @@
+"""Releasing student notebooks: solutions stubbed, hidden tests removed, outputs cleared, metadata kept,
+the same bytes every time, the instructor notebooks untouched. No kernel is started here."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import pytest
+
+nbformat = pytest.importorskip("nbformat")
+
+from varfunc.grading.__main__ import main  # noqa: E402
+from varfunc.grading.notebook import (  # noqa: E402
+    BEGIN_HIDDEN,
+    BEGIN_SOLUTION,
+    END_SOLUTION,
+    STUB,
+    nbgrader_meta,
+    solution_cells,
+)
+from varfunc.grading.release import hidden_tests, release, release_notebook, remove_hidden_tests  # noqa: E402
+
+NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
+CHAPTERS = sorted(NOTEBOOKS.glob("[0-9][0-9]_*.ipynb"))
+
+
+def _digests(folder: Path) -> dict:
+    return {
+        p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(folder.iterdir()) if p.is_file()
+    }
+
+
+def _notebook_with_hidden_tests():
+    nb = nbformat.v4.new_notebook()
+    solution = nbformat.v4.new_code_cell(
+        f"def double(x):\n    {BEGIN_SOLUTION}\n    return 2 * x\n    {END_SOLUTION}\n"
+    )
+    solution.metadata["nbgrader"] = {"grade_id": "ch99_double", "solution": True, "grade": False}
+    check = nbformat.v4.new_code_cell(
+        f'check("ch99.double")\n{BEGIN_HIDDEN}\nassert double(21) == 42\n### END HIDDEN TESTS\n'
+    )
+    check.metadata["nbgrader"] = {"grade_id": "ch99_double_check", "grade": True, "points": 1}
+    answer = nbformat.v4.new_markdown_cell(f"Why?\n\n{BEGIN_SOLUTION}\nBecause.\n{END_SOLUTION}\n")
+    answer.metadata["nbgrader"] = {"grade_id": "ch99_why", "solution": True, "grade": True, "points": 1}
+    nb.cells = [solution, check, answer]
+    return nb
+
+
+@pytest.mark.parametrize("path", CHAPTERS, ids=lambda p: p.name)
+def test_release_stubs_solutions_clears_outputs_and_keeps_metadata(path):
+    nb = nbformat.read(path, as_version=4)
+    released, summary = release_notebook(nb)
+    assert len(released.cells) == len(nb.cells)
+    assert summary.stubbed == len(solution_cells(nb))
+    for before, after in zip(nb.cells, released.cells):
+        assert after.get("id") == before.get("id")
+        assert nbgrader_meta(after) == nbgrader_meta(before)
+        assert BEGIN_SOLUTION not in after.source and BEGIN_HIDDEN not in after.source
+        if after.cell_type == "code":
+            assert after.outputs == [] and after.execution_count is None
+            assert "execution" not in after.metadata
+        if nbgrader_meta(after).get("solution"):
+            assert STUB in after.source
+        else:
+            assert after.source == before.source
+    assert released.metadata == nb.metadata
+    nbformat.validate(released)
+
+
+def test_hidden_test_regions_are_removed_and_markdown_answers_stubbed():
+    released, summary = release_notebook(_notebook_with_hidden_tests())
+    solution, check, answer = released.cells
+    assert solution.source == f"def double(x):\n    {STUB}\n"
+    assert check.source == 'check("ch99.double")'
+    assert answer.source == "Why?\n\nYOUR ANSWER HERE\n"
+    assert (summary.stubbed, summary.hidden_removed) == (2, 1)
+
+
+def test_hidden_tests_gives_the_code_inside_the_regions():
+    source = f"check('x')\n{BEGIN_HIDDEN}\nassert f(1) == 2\nassert f(2) == 4\n### END HIDDEN TESTS\n"
+    assert hidden_tests(source) == "assert f(1) == 2\nassert f(2) == 4"
+    assert remove_hidden_tests(source) == "check('x')\n"
+    assert hidden_tests("check('x')\n") == ""
+
+
+def test_release_is_deterministic_and_leaves_the_source_alone(tmp_path):
+    before = _digests(NOTEBOOKS)
+    release(NOTEBOOKS, tmp_path / "a")
+    release(NOTEBOOKS, tmp_path / "b")
+    assert _digests(NOTEBOOKS) == before
+    first, second = _digests(tmp_path / "a"), _digests(tmp_path / "b")
+    assert first == second
+    assert {p.name for p in CHAPTERS} <= set(first)
+    assert "README.md" in first  # files next to the notebooks come along
+
+
+def test_release_refuses_to_overwrite_the_source(tmp_path):
+    with pytest.raises(ValueError, match="must differ"):
+        release(NOTEBOOKS, NOTEBOOKS)
+
+
+def test_release_command_line(tmp_path, capsys):
+    assert main(["release", str(NOTEBOOKS), str(tmp_path / "out")]) == 0
+    out = capsys.readouterr().out
+    assert f"released {len(list(NOTEBOOKS.glob('*.ipynb')))} notebook(s)" in out
+    released = nbformat.read(tmp_path / "out" / CHAPTERS[3].name, as_version=4)
+    assert all(not c.get("outputs") for c in released.cells)
+    assert main(["release", str(tmp_path / "nowhere"), str(tmp_path / "x")]) == 2

@@ -1,0 +1,93 @@
+"""The instructor's commands: ``python -m varfunc.grading release|grade ...`` (``--help`` for each)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+
+def _release(args: argparse.Namespace) -> int:
+    from .release import release  # noqa: PLC0415
+
+    summaries = release(Path(args.source), Path(args.out))
+    for summary in summaries:
+        print(summary)
+    print(f"released {len(summaries)} notebook(s) into {args.out}")
+    return 0
+
+
+def _grade(args: argparse.Namespace) -> int:
+    from .batch import grade_class  # noqa: PLC0415
+    from .grade import GradeOptions  # noqa: PLC0415
+
+    options = GradeOptions(
+        cell_timeout=args.timeout,
+        notebook_timeout=args.notebook_timeout,
+        chapter=args.chapter,
+        source=Path(args.source) if args.source else None,
+        hidden_files=tuple(Path(p) for p in args.hidden),
+        kernel_name=args.kernel,
+    )
+    results = grade_class(
+        [Path(p) for p in args.submissions],
+        Path(args.report),
+        options,
+        jobs=args.jobs,
+        resume=not args.force,
+        progress=not args.no_progress,
+    )
+    graded = [r for r in results if not r.get("resumed")]
+    print(f"graded {len(graded)} submission(s), {len(results) - len(graded)} unchanged since the last run;")
+    print(f"reports in {args.report} (summary.csv, and a .json, .md and .html per submission)")
+    return 0
+
+
+def parser() -> argparse.ArgumentParser:
+    """The command-line parser of ``python -m varfunc.grading``."""
+    main = argparse.ArgumentParser(
+        prog="python -m varfunc.grading", description="Release student notebooks and grade submissions."
+    )
+    commands = main.add_subparsers(dest="command", required=True)
+
+    release = commands.add_parser(
+        "release", help="write student copies: solutions stubbed, hidden tests removed, outputs cleared"
+    )
+    release.add_argument("source", help="a notebook, or a folder of notebooks (the instructor versions)")
+    release.add_argument("out", help="the folder to write the student copies into")
+    release.set_defaults(run=_release)
+
+    grade = commands.add_parser("grade", help="run submissions in fresh kernels and write score reports")
+    grade.add_argument("submissions", nargs="+", help="submitted notebooks (.ipynb)")
+    grade.add_argument("--report", required=True, help="folder for the reports and summary.csv")
+    grade.add_argument("--jobs", "-j", type=int, default=1, help="submissions graded at once (default 1)")
+    grade.add_argument("--timeout", type=float, default=60, help="seconds per cell (default 60)")
+    grade.add_argument(
+        "--notebook-timeout", type=float, default=600, help="seconds per submission (default 600)"
+    )
+    grade.add_argument("--chapter", help="expected chapter, e.g. ch03 (default: from the file name)")
+    grade.add_argument(
+        "--source", help="the instructor notebooks folder: their HIDDEN TESTS regions are run too"
+    )
+    grade.add_argument(
+        "--hidden", action="append", default=[], help="a Python file of @hidden_check checks (repeatable)"
+    )
+    grade.add_argument("--kernel", default="python3", help="the Jupyter kernel to run (default python3)")
+    grade.add_argument("--force", action="store_true", help="grade again even if a report is up to date")
+    grade.add_argument("--no-progress", action="store_true", help="no progress bar")
+    grade.set_defaults(run=_grade)
+    return main
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the command line; returns the exit status."""
+    args = parser().parse_args(argv)
+    try:
+        return args.run(args)
+    except (FileNotFoundError, ValueError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,148 @@
+"""Run a notebook in a fresh Jupyter kernel, cell by cell, with time limits and recovery.
+
+Used by the grader (``grade.py``): an endless loop is interrupted at the cell's time limit; a kernel
+that dies (``os._exit``, a crash) or stays stuck after the interrupt is restarted and the cells that
+ran before are replayed (their state, not their outputs), so the cells after it still run.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+import subprocess
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .hidden import RUNNER_MARK, VERDICT_MIME
+from .notebook import source_of
+
+MAX_RESTARTS = 3
+TIMEOUT_ERROR = "CellTimeoutError"
+
+
+@dataclass
+class CellRun:
+    """How one cell's execution ended: ok, error, timeout, died (the kernel) or not_run."""
+
+    status: str = "not_run"
+    ename: str = ""
+    evalue: str = ""
+    outputs: list = field(default_factory=list)
+
+
+def _client(nb: Any, workdir: Path, kernel_name: str, replies: dict) -> Any:
+    from nbclient import NotebookClient  # noqa: PLC0415
+
+    def on_executed(cell: Any, cell_index: int, execute_reply: dict) -> None:
+        replies[cell_index] = execute_reply.get("content", {})
+
+    return NotebookClient(
+        nb,
+        timeout=None,  # set before each cell
+        interrupt_on_timeout=True,
+        error_on_timeout={"ename": TIMEOUT_ERROR, "evalue": "the cell ran past its time limit"},
+        allow_errors=True,
+        kernel_name=kernel_name,
+        resources={"metadata": {"path": str(workdir)}},
+        startup_timeout=120,
+        iopub_timeout=5,
+        record_timing=False,
+        on_cell_executed=on_executed,
+    )
+
+
+def _kernel_env(workdir: Path) -> dict[str, str]:
+    env = dict(os.environ)
+    env.update(MPLBACKEND="Agg", IPYTHONDIR=str(workdir / ".ipython"), PYTHONDONTWRITEBYTECODE="1")
+    return env
+
+
+def execute(
+    nb: Any, workdir: Path, *, cell_timeout: float, notebook_timeout: float, kernel_name: str = "python3"
+) -> list[CellRun]:
+    """Run every code cell in a fresh kernel; restart and replay after a death or a stuck interrupt."""
+    from nbclient.exceptions import DeadKernelError  # noqa: PLC0415
+
+    work = copy.deepcopy(nb)
+    probe = {"cell_type": "code", "source": "pass", "metadata": {}, "outputs": [], "execution_count": None}
+    work["cells"].append(type(work["cells"][0])(probe) if work["cells"] else probe)
+    runs = [CellRun() for _ in nb["cells"]]
+    deadline = time.monotonic() + notebook_timeout
+
+    def run_cell(position: int) -> None:
+        client.timeout = max(1, round(min(cell_timeout, deadline - time.monotonic())))
+        client.execute_cell(work["cells"][position], position)
+
+    position, restarts = 0, 0
+    while position < len(runs) and restarts <= MAX_RESTARTS:
+        replies: dict[int, dict] = {}
+        client = _client(work, workdir, kernel_name, replies)
+        restart, current = False, position
+        try:
+            with client.setup_kernel(env=_kernel_env(workdir), stderr=subprocess.DEVNULL):
+                for current in range(position):  # replay what ran before a restart (state only)
+                    if runs[current].status in ("ok", "error") and not _is_runner(work["cells"][current]):
+                        run_cell(current)
+                while position < len(runs) and not restart:
+                    current, cell = position, work["cells"][position]
+                    if cell["cell_type"] != "code" or not source_of(cell).strip():
+                        runs[position].status = "ok"
+                    elif time.monotonic() >= deadline:
+                        break
+                    else:
+                        run_cell(position)
+                        runs[position] = _outcome(replies.get(position, {}), work["cells"][position])
+                        if runs[position].status == "timeout":
+                            restart = not _responds(client, work, replies)
+                    position += 1
+        except DeadKernelError:
+            runs[current] = CellRun("died", "DeadKernelError", "the kernel died while running this cell")
+            position = max(position, current + 1)
+            restart = True
+        if not restart:
+            break
+        restarts += 1
+    return runs
+
+
+def _responds(client: Any, work: Any, replies: dict) -> bool:
+    """After a timeout: does the interrupted kernel answer a trivial cell within a few seconds?"""
+    probe = len(work["cells"]) - 1
+    before, client.timeout = client.timeout, 5
+    try:
+        client.execute_cell(work["cells"][probe], probe)
+    finally:
+        client.timeout = before
+    return replies.get(probe, {}).get("ename") != TIMEOUT_ERROR
+
+
+def _outcome(reply: dict, cell: Any) -> CellRun:
+    outputs = list(cell.get("outputs", []))
+    if reply.get("ename") == TIMEOUT_ERROR:
+        return CellRun("timeout", TIMEOUT_ERROR, "ran past its time limit", outputs)
+    if reply.get("status") == "error":
+        return CellRun("error", reply.get("ename", ""), str(reply.get("evalue", ""))[:500], outputs)
+    return CellRun("ok", outputs=outputs)
+
+
+def _is_runner(cell: Any) -> bool:
+    return source_of(cell).startswith(RUNNER_MARK)
+
+
+def verdict_of(run: CellRun) -> dict | None:
+    """The verdict the grader's runner displayed in a check cell, if it got that far."""
+    for output in run.outputs:
+        data = output.get("data", {})
+        if VERDICT_MIME in data:
+            payload = data[VERDICT_MIME]
+            return json.loads(payload) if isinstance(payload, str) else dict(payload)
+    return None
+
+
+def grading_workdir() -> tempfile.TemporaryDirectory:
+    """A fresh, empty working directory for one submission's kernel."""
+    return tempfile.TemporaryDirectory(prefix="varfunc-grade-")

@@ -1,0 +1,336 @@
+"""Grade one submitted notebook: read it, match its cells, run it in a fresh kernel, collect verdicts.
+
+A submission is never modified: it is copied into a temporary folder, which is the kernel's working
+directory. Its cells run in order with a time limit per cell and per notebook. Every check cell
+(matched by its nbgrader ``grade_id``) is replaced by the grader's own code (``hidden.runner_source``),
+which imports the checks afresh and runs the visible and hidden checks of that exercise. An endless
+loop is interrupted at the cell's time limit; a kernel that dies (``os._exit``, a crash) or stays
+stuck is restarted and the cells that ran before are replayed, so the other exercises are still graded.
+The result is a plain dict (the JSON report); ``grade_class`` in ``batch.py`` grades many at once.
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import importlib
+import json
+import re
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .. import __version__
+from .core import REGISTRY, Exercise
+from .execute import CellRun, execute, grading_workdir, verdict_of
+from .hidden import runner_source
+from .notebook import nbgrader_meta, source_of
+from .release import hidden_tests
+
+REPORT_VERSION = 1
+_CHAPTER_FILE = re.compile(r"^(\d\d)_")
+
+
+@dataclass(frozen=True)
+class GradeOptions:
+    """How submissions are graded: time limits, the expected chapter, where hidden checks come from."""
+
+    cell_timeout: float = 60.0
+    notebook_timeout: float = 600.0
+    chapter: str | None = None
+    source: Path | None = None
+    hidden_files: tuple[Path, ...] = ()
+    kernel_name: str = "python3"
+
+    def fingerprint(self) -> str:
+        """A hash of everything besides the submission that decides its grade (for resuming)."""
+        parts = [__version__, str(REPORT_VERSION), repr((self.cell_timeout, self.notebook_timeout))]
+        parts += [self.chapter or "", self.kernel_name]
+        for path in self.hidden_files:
+            parts.append(Path(path).read_text(encoding="utf-8"))
+        if self.source is not None:
+            parts += [p.read_text(encoding="utf-8") for p in sorted(Path(self.source).glob("*.ipynb"))]
+        return hashlib.sha256("\0".join(parts).encode()).hexdigest()[:16]
+
+
+# --- reading the submission -----------------------------------------------------------------------
+
+
+def chapter_exercises(chapter: str) -> list[Exercise]:
+    """The exercises of a chapter (``ch03``), in the order the chapter's check module defines them."""
+    try:
+        importlib.import_module(f"{__package__}.{chapter}")
+    except ModuleNotFoundError:
+        return []
+    return [ex for ex_id, ex in REGISTRY.items() if ex_id.startswith(chapter + ".")]
+
+
+def expected_chapter(path: Path, options: GradeOptions) -> str | None:
+    """The chapter a submission should be: --chapter, else the file name's two leading digits."""
+    if options.chapter:
+        return options.chapter
+    match = _CHAPTER_FILE.match(Path(path).name)
+    return f"ch{match.group(1)}" if match else None
+
+
+def read_notebook(data: bytes) -> tuple[Any, str]:
+    """(notebook, "") for a readable notebook, else (None, why it cannot be read)."""
+    import nbformat  # noqa: PLC0415
+
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None, "the file is not text (not a notebook, or damaged): it is not UTF-8"
+    try:
+        json.loads(text)
+    except json.JSONDecodeError as error:
+        return None, f"the file is not valid JSON (line {error.lineno}, column {error.colno}: {error.msg})"
+    try:
+        nb = nbformat.reads(text, as_version=4)
+        cells = nb["cells"]
+        if not isinstance(cells, list):
+            raise TypeError("cells is not a list")
+        for cell in cells:
+            cell["cell_type"], source_of(cell)
+    except Exception as error:  # noqa: BLE001 - any structural damage gets the same entry
+        return None, f"the file is JSON but not a Jupyter notebook ({type(error).__name__}: {error})"
+    return nb, ""
+
+
+def cell_index(nb: Any) -> tuple[dict[str, list[int]], list[str]]:
+    """({grade_id: [cell positions]}, problems) for every cell carrying nbgrader metadata."""
+    found: dict[str, list[int]] = {}
+    for position, cell in enumerate(nb["cells"]):
+        grade_id = nbgrader_meta(cell).get("grade_id")
+        if grade_id:
+            found.setdefault(grade_id, []).append(position)
+    problems = [
+        f"cell {grade_id!r} appears {len(where)} times (a copied cell?): the last one is graded"
+        for grade_id, where in found.items()
+        if len(where) > 1
+    ]
+    return found, problems
+
+
+def notebook_chapter(grade_ids: list[str]) -> str | None:
+    """The chapter most of the notebook's graded cells belong to (``ch03_mul`` -> ``ch03``)."""
+    chapters = [g.split("_", 1)[0] for g in grade_ids if re.match(r"^ch\d\d_", g)]
+    return max(sorted(set(chapters)), key=chapters.count) if chapters else None
+
+
+def hidden_regions(source_dir: Path | None, chapter: str) -> dict[str, str]:
+    """{check cell grade_id: hidden test code} from the instructor's notebook of the chapter."""
+    if source_dir is None:
+        return {}
+    import nbformat  # noqa: PLC0415
+
+    regions = {}
+    for path in sorted(Path(source_dir).glob(f"{chapter[2:]}_*.ipynb")):
+        for cell in nbformat.read(path, as_version=4).cells:
+            grade_id = nbgrader_meta(cell).get("grade_id")
+            if grade_id and hidden_tests(source_of(cell)).strip():
+                regions[grade_id] = hidden_tests(source_of(cell))
+    return regions
+
+
+def digest(data: bytes) -> str:
+    """The SHA-256 of a submission's bytes (reports keep it, so unchanged files are not graded twice)."""
+    return hashlib.sha256(data).hexdigest()
+
+
+# --- grading --------------------------------------------------------------------------------------
+
+
+def new_report(path: Path, options: GradeOptions) -> dict:
+    """An empty report for a submission: nothing graded yet."""
+    return {
+        "report_version": REPORT_VERSION,
+        "submission": str(path),
+        "sha256": None,
+        "grader": options.fingerprint(),
+        "chapter": None,
+        "status": "graded",
+        "problems": [],
+        "score": 0,
+        "max_score": 0,
+        "exercises": [],
+        "cell_errors": [],
+        "seconds": 0.0,
+    }
+
+
+def _entry(ex: Exercise, status: str, reason: str, **details: Any) -> dict:
+    points = ex.points if status == "passed" else 0
+    entry = {"id": ex.id, "title": ex.title, "points": points, "max_points": ex.points, "status": status}
+    return {**entry, "reason": reason, **{k: v for k, v in details.items() if v not in (None, "")}}
+
+
+def _not_graded(report: dict, status: str, problem: str, exercises: list[Exercise]) -> dict:
+    report["status"] = status
+    report["problems"].append(problem)
+    report["exercises"] = [_entry(ex, "not_graded", problem) for ex in exercises]
+    report["max_score"] = sum(ex.points for ex in exercises)
+    return report
+
+
+def grade_submission(path: Path, options: GradeOptions | None = None) -> dict:
+    """Grade one submitted notebook and return its report (a JSON-ready dict); never raises for the file."""
+    options = options or GradeOptions()
+    path = Path(path)
+    started = time.monotonic()
+    report = new_report(path, options)
+    expected = expected_chapter(path, options)
+    expected_exercises = chapter_exercises(expected) if expected else []
+    try:
+        data = path.read_bytes()
+    except OSError as error:
+        return _not_graded(report, "missing", f"the file cannot be read: {error}", expected_exercises)
+    report["sha256"] = digest(data)
+    nb, why = read_notebook(data)
+    if nb is None:
+        return _not_graded(report, "unreadable", why, expected_exercises)
+    found, problems = cell_index(nb)
+    report["problems"] += problems
+    chapter = notebook_chapter(list(found))
+    report["chapter"] = expected or chapter
+    if expected and chapter and chapter != expected:
+        problem = f"this is the notebook of {chapter}, not of {expected}: was the wrong file submitted?"
+        return _not_graded(report, "wrong_chapter", problem, expected_exercises)
+    exercises = chapter_exercises(expected or chapter or "")
+    if not exercises:
+        problem = "no exercise cells found (no nbgrader grade_id): is this a chapter notebook?"
+        return _not_graded(report, "no_exercises", problem, [])
+    plan = plan_grading(nb, found, exercises, options, report["problems"])
+    with grading_workdir() as workdir:
+        (Path(workdir) / path.name).write_bytes(data)  # the kernel's copy; the submission is not touched
+        runs = execute(
+            plan.nb,
+            Path(workdir),
+            cell_timeout=options.cell_timeout,
+            notebook_timeout=options.notebook_timeout,
+            kernel_name=options.kernel_name,
+        )
+    report["exercises"] = [_exercise_result(ex, plan, runs, options) for ex in exercises]
+    report["cell_errors"] = _cell_errors(plan, runs)
+    report["score"] = sum(e["points"] for e in report["exercises"])
+    report["max_score"] = sum(ex.points for ex in exercises)
+    report["seconds"] = round(time.monotonic() - started, 2)
+    return report
+
+
+@dataclass
+class Plan:
+    """The notebook the grader runs, and where each exercise's cells and runner sit in it."""
+
+    nb: Any
+    original: list[int | None] = field(default_factory=list)  # position in the submission, per cell
+    solution: dict[str, int] = field(default_factory=dict)
+    runner: dict[str, int] = field(default_factory=dict)
+    missing: dict[str, str] = field(default_factory=dict)
+
+
+def plan_grading(
+    nb: Any, found: dict, exercises: list[Exercise], options: GradeOptions, problems: list
+) -> Plan:
+    """Replace each check cell by the grader's runner (adding it back if it was deleted)."""
+    import nbformat  # noqa: PLC0415
+
+    hidden = hidden_regions(options.source, exercises[0].id.split(".")[0])
+    expected_ids = {ex.grade_id for ex in exercises} | {f"{ex.grade_id}_check" for ex in exercises}
+    for grade_id in sorted(set(found) - expected_ids):
+        problems.append(f"cell with an unknown grade_id {grade_id!r} (renamed?) was run but not graded")
+    runners: dict[int, str] = {}  # submission position of a check cell -> exercise id
+    silenced: set[int] = set()  # check cells of missing exercises
+    after: dict[int, list[str]] = {}  # submission position of a solution cell -> runners to insert
+    plan = Plan(nbformat.v4.new_notebook(metadata=copy.deepcopy(nb.get("metadata", {}))))
+    for ex in exercises:
+        solutions = [p for p in found.get(ex.grade_id, []) if nb["cells"][p]["cell_type"] == "code"]
+        if not solutions:
+            plan.missing[ex.id] = (
+                f"the exercise cell (grade_id {ex.grade_id!r}) is missing: it was deleted, or its "
+                "metadata was changed; copy it back from the released notebook"
+            )
+            problems.append(plan.missing[ex.id])
+            silenced.update(found.get(f"{ex.grade_id}_check", []))
+            continue
+        checks = [p for p in found.get(f"{ex.grade_id}_check", []) if p > solutions[-1]]
+        if checks:
+            runners[checks[0]] = ex.id
+        else:
+            after.setdefault(solutions[-1], []).append(ex.id)
+            problems.append(f"the check cell of {ex.id} is missing or moved: graded right after its cell")
+    by_id = {ex.id: ex for ex in exercises}
+    by_grade_id = {ex.grade_id: ex for ex in exercises}
+    for position, cell in enumerate(nb["cells"]):
+        cell = copy.deepcopy(cell)
+        if position in silenced:
+            cell["source"] = "# varfunc grader: not run, the exercise cell above is missing"
+        if position in runners:
+            ex = by_id[runners[position]]
+            cell["cell_type"], cell["outputs"], cell["execution_count"] = "code", [], None
+            cell["source"] = runner_source(
+                ex.id, hidden.get(f"{ex.grade_id}_check", ""), options.hidden_files
+            )
+            plan.runner[ex.id] = len(plan.nb.cells)
+        solved = by_grade_id.get(nbgrader_meta(cell).get("grade_id", ""))
+        if solved is not None and cell["cell_type"] == "code":
+            plan.solution[solved.id] = len(plan.nb.cells)
+        plan.nb.cells.append(cell)
+        plan.original.append(position)
+        for exercise_id in after.get(position, []):
+            plan.runner[exercise_id] = len(plan.nb.cells)
+            check_id = f"{by_id[exercise_id].grade_id}_check"
+            source = runner_source(exercise_id, hidden.get(check_id, ""), options.hidden_files)
+            plan.nb.cells.append(nbformat.v4.new_code_cell(source))
+            plan.original.append(None)
+    return plan
+
+
+def _exercise_result(ex: Exercise, plan: Plan, runs: list[CellRun], options: GradeOptions) -> dict:
+    """One exercise's entry in the report: points, status and the reason, from its runner's verdict."""
+    if ex.id in plan.missing:
+        return _entry(ex, "missing", plan.missing[ex.id])
+    run, solution = runs[plan.runner[ex.id]], runs[plan.solution[ex.id]]
+    limit = f"{options.cell_timeout:g} s"
+    if run.status == "timeout":
+        return _entry(ex, "timeout", f"the checks ran past the time limit ({limit}): an endless loop?")
+    if run.status == "died":
+        return _entry(ex, "crashed", "the kernel died during the checks (os._exit, or a crash)")
+    if run.status == "not_run":
+        why = "the notebook ran past its time limit" if solution.status != "died" else "the kernel kept dying"
+        return _entry(ex, "not_run", f"not checked: {why} before this exercise")
+    verdict = verdict_of(run)
+    if verdict is None:
+        return _entry(ex, "error", f"the checks could not run ({_error_text(run)})")
+    if verdict["passed"]:
+        return _entry(ex, "passed", "all checks passed")
+    details = {k: verdict.get(k) for k in ("case", "expected", "got", "hint")}
+    if verdict["case"] == "not solved yet":
+        return _entry(ex, "not_solved", "not solved yet: the exercise still raises NotImplementedError")
+    if solution.status == "timeout":
+        return _entry(ex, "timeout", f"your exercise cell ran past the time limit ({limit})", **details)
+    if solution.status == "died":
+        return _entry(ex, "crashed", "the kernel died while running your exercise cell (os._exit? a crash?)")
+    if solution.status == "error":
+        return _entry(ex, "error", f"your exercise cell raised {_error_text(solution)}", **details)
+    status = "error" if verdict["case"].endswith("raised an error") else "failed"
+    return _entry(ex, status, verdict["case"], **details)
+
+
+def _cell_errors(plan: Plan, runs: list[CellRun]) -> list[dict]:
+    """The cells of the submission that raised, timed out or killed the kernel (runners left out)."""
+    runner_cells = set(plan.runner.values())
+    errors = []
+    for position, run in enumerate(runs):
+        if run.status in ("error", "timeout", "died") and position not in runner_cells:
+            grade_id = nbgrader_meta(plan.nb.cells[position]).get("grade_id")
+            error = _error_text(run)
+            errors.append(
+                {"cell": plan.original[position], "grade_id": grade_id, "status": run.status, "error": error}
+            )
+    return errors
+
+
+def _error_text(run: CellRun) -> str:
+    return f"{run.ename}: {run.evalue}" if run.evalue else run.ename

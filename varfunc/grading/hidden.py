@@ -1,0 +1,181 @@
+"""Hidden checks, run only by ``python -m varfunc.grading grade``, and the runner that grading uses.
+
+``check("ch03.mul")`` in a notebook runs an exercise's visible checks. Grading also runs its hidden
+checks: the ones registered here with ``@hidden_check`` (a few ship with the kit, below), the ones in
+the instructor's own files (``grade --hidden my_checks.py``), and the code inside the
+``### BEGIN HIDDEN TESTS`` regions of the instructor's check cells (``grade --source notebooks/``),
+which ``release`` removes from the student copies, as nbgrader does.
+
+The grader replaces every check cell of a submission with a call to ``run`` (see ``runner_source``),
+after deleting every ``varfunc.grading`` module from ``sys.modules``: the checks are imported afresh
+after the student's code ran, so patching ``check``, ``evaluate`` or a registered check in the
+notebook changes nothing.
+"""
+
+from __future__ import annotations
+
+import runpy
+from collections.abc import Callable, Iterable
+
+import numpy as np
+
+from ..function import Function
+from ..variable import Variable
+from .core import CheckFailed, Verdict, evaluate, expect_close, expect_equal, lookup, show
+
+HIDDEN: dict[str, list[Callable[[dict], None]]] = {}
+VERDICT_MIME = "application/vnd.varfunc.verdict+json"
+RUNNER_MARK = "# varfunc grader:"
+
+
+def hidden_check(exercise_id: str) -> Callable:
+    """Register the decorated function (namespace -> None, raising CheckFailed) as a hidden check."""
+
+    def register(run: Callable[[dict], None]) -> Callable[[dict], None]:
+        HIDDEN.setdefault(exercise_id, []).append(run)
+        return run
+
+    return register
+
+
+def evaluate_hidden(exercise_id: str, namespace: dict, hidden_source: str = "") -> Verdict:
+    """The visible checks, then (if they pass) the hidden ones: registered checks and hidden test code."""
+    verdict = evaluate(exercise_id, namespace)
+    if not verdict.passed:
+        return verdict
+    ex = lookup(exercise_id)
+    runs = list(HIDDEN.get(exercise_id, []))
+    if hidden_source.strip():
+        runs.append(lambda ns: _run_hidden_source(hidden_source, ns))
+    for run in runs:
+        try:
+            run(namespace)
+        except CheckFailed as failure:
+            case = f"hidden check: {failure.case}"
+            return Verdict(ex, False, case, failure.expected, failure.got, failure.hint)
+        except Exception as error:  # noqa: BLE001 - the student's code may raise anything
+            got = f"{type(error).__name__}: {error}"
+            return Verdict(ex, False, "hidden check: your code raised an error", got=got)
+    return verdict
+
+
+def _run_hidden_source(source: str, namespace: dict) -> None:
+    """Run the instructor's hidden test code in the notebook's namespace; a failed assert fails the check."""
+    try:
+        exec(compile(source, "<hidden tests>", "exec"), namespace)
+    except AssertionError as error:
+        raise CheckFailed("an assertion in the hidden tests", got=str(error) or "assert failed") from None
+
+
+def run(exercise_id: str, namespace: dict, hidden_source: str = "", hidden_files: Iterable[str] = ()) -> None:
+    """Grade one exercise in the student's kernel and display the verdict as JSON for the grader."""
+    from IPython.display import display  # noqa: PLC0415 - only inside a kernel
+
+    payload = {"exercise": exercise_id, "passed": False, "case": "", "expected": None, "got": None}
+    try:
+        for path in hidden_files:
+            runpy.run_path(str(path))  # registers the instructor's @hidden_check functions
+        verdict = evaluate_hidden(exercise_id, namespace, hidden_source)
+        payload.update(passed=verdict.passed, case=verdict.case, hint=verdict.hint, text=str(verdict))
+        if verdict.expected is not None or verdict.got is not None:
+            payload.update(expected=show(verdict.expected), got=show(verdict.got))
+    except SystemExit as stop:
+        payload.update(case="your code called sys.exit()", got=f"SystemExit({stop.code!r})")
+    except KeyboardInterrupt:
+        payload.update(case="interrupted: your code ran past the time limit (an endless loop?)")
+    except BaseException as error:  # noqa: BLE001 - the grader reports anything, never stops
+        payload.update(case="the checks could not run", got=f"{type(error).__name__}: {error}")
+    payload.setdefault("text", f"✘ {exercise_id}: {payload['case']}")
+    display({VERDICT_MIME: payload, "text/plain": payload["text"]}, raw=True)
+
+
+def runner_source(exercise_id: str, hidden_source: str = "", hidden_files: Iterable[str] = ()) -> str:
+    """The code the grader puts in place of a check cell: fresh imports of the checks, then ``run``.
+
+    The notebook's own ``varfunc.grading`` modules are set aside while the fresh ones run, and put
+    back afterwards, so the notebook's later cells see the modules they imported.
+    """
+    call = f"run({exercise_id!r}, globals(), {hidden_source!r}, {[str(p) for p in hidden_files]!r})"
+    return (
+        f"{RUNNER_MARK} the checks are imported afresh, so nothing the notebook changed applies\n"
+        "import importlib as _vf_importlib, sys as _vf_sys\n"
+        "_vf_grading = lambda: [n for n in list(_vf_sys.modules) if n.startswith('varfunc.grading')]\n"
+        "_vf_saved = {n: _vf_sys.modules.pop(n) for n in _vf_grading()}\n"
+        "try:\n"
+        f"    _vf_importlib.import_module('varfunc.grading.hidden').{call}\n"
+        "finally:\n"
+        "    [_vf_sys.modules.pop(n) for n in _vf_grading()]\n"
+        "    _vf_sys.modules.update(_vf_saved)\n"
+        "    if 'varfunc.grading' in _vf_saved:\n"
+        "        _vf_sys.modules['varfunc'].grading = _vf_saved['varfunc.grading']\n"
+        "    del _vf_importlib, _vf_sys, _vf_grading, _vf_saved\n"
+    )
+
+
+# --- the kit's hidden checks ----------------------------------------------------------------------
+
+
+@hidden_check("ch02.make_param")
+def _make_param_views_and_read_only(ns: dict) -> None:
+    """A view of a bigger array and a read-only array must both be copied into a writable array."""
+    base = np.arange(10.0)
+    view = base[::2]
+    param = ns["make_param"](view)
+    if np.shares_memory(param.data, base):
+        raise CheckFailed("make_param(a view of another array): memory", "an array of its own", "a view")
+    frozen = np.array([1.0, 2.0])
+    frozen.setflags(write=False)
+    param = ns["make_param"](frozen)
+    expect_equal("make_param(a read-only array): its data is writable", param.data.flags.writeable, True)
+    expect_close("make_param(np.float32(2.5))", ns["make_param"](np.float32(2.5)).data, np.float32(2.5))
+    expect_equal("make_param(np.float32(2.5)): dtype", ns["make_param"](np.float32(2.5)).dtype, np.float32)
+
+
+@hidden_check("ch02.describe")
+def _describe_other_functions(ns: dict) -> None:
+    """describe must name any Function, not only the ones the visible checks use."""
+    x = Variable(np.array([1.0, 2.0]))
+    for case, variable, expected in [
+        ("x.sum()", x.sum(), "computed by Sum"),
+        ("x * x", x * x, "computed by Mul"),
+        ("x.exp()", x.exp(), "computed by Exp"),
+        ("-x", -x, "computed by Negate"),
+    ]:
+        expect_equal(f"describe({case})", ns["describe"](variable), expected)
+
+
+def _same_input_twice(ns: dict, name: str, expected_grad: Callable[[np.ndarray], np.ndarray]) -> None:
+    """op(a, a): both gradients reach the same leaf and must be summed there."""
+    cls = ns[name]
+    if not (isinstance(cls, type) and issubclass(cls, Function)):
+        raise CheckFailed(f"{name} is not a Function subclass")
+    data = np.array([[0.5, -1.5, 2.0], [1.25, -0.75, 3.0]])
+    a = Variable(data.copy())
+    cls()(a, a).sum().backward()
+    expect_close(f"{name}()(a, a): the gradient for a", a.grad, expected_grad(data), rtol=1e-6)
+
+
+def _three_d_broadcast(ns: dict, name: str, op: Callable) -> None:
+    """Broadcasting across three dimensions, both operands stretched."""
+    rng = np.random.default_rng(2016)
+    a_data = rng.uniform(0.5, 2.0, (2, 1, 4))
+    b_data = rng.uniform(0.5, 2.0, (3, 1))
+    a, b = Variable(a_data.copy()), Variable(b_data.copy())
+    out = ns[name]()(a, b)
+    expect_close(f"{name} of shapes (2, 1, 4) and (3, 1): forward", out.data, op(a_data, b_data))
+    out.sum().backward()
+    expect_equal(f"{name} of shapes (2, 1, 4) and (3, 1): shape of b.grad", b.grad.shape, (3, 1))
+
+
+@hidden_check("ch03.mul")
+def _mul_hidden(ns: dict) -> None:
+    """Mul()(a, a) gives 2a; a 3-d broadcast keeps each gradient's shape."""
+    _same_input_twice(ns, "Mul", lambda a: 2 * a)
+    _three_d_broadcast(ns, "Mul", lambda a, b: a * b)
+
+
+@hidden_check("ch03.div")
+def _div_hidden(ns: dict) -> None:
+    """Div()(a, a) is 1 everywhere, so its gradient is 0; a 3-d broadcast keeps each gradient's shape."""
+    _same_input_twice(ns, "Div", np.zeros_like)
+    _three_d_broadcast(ns, "Div", lambda a, b: a / b)

@@ -1,0 +1,141 @@
+"""Student copies of the chapters: solutions stubbed, hidden tests removed, outputs cleared.
+
+``release_notebook`` does what nbgrader's ``generate_assignment`` does to one notebook, with the same
+markers, so the released copies work both with ``python -m varfunc.grading grade`` and with nbgrader:
+
+- in each solution cell (``nbgrader.solution``), every ``### BEGIN SOLUTION`` ... ``### END SOLUTION``
+  region becomes a stub that raises ``NotImplementedError`` with a friendly message (a cell without
+  regions is replaced whole; a Markdown solution cell gets "YOUR ANSWER HERE");
+- every ``### BEGIN HIDDEN TESTS`` ... ``### END HIDDEN TESTS`` region is removed;
+- outputs, execution counts and run timestamps are cleared; all other metadata is kept.
+
+Releasing is deterministic: the same source gives the same bytes.
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .notebook import (
+    BEGIN_HIDDEN,
+    BEGIN_SOLUTION,
+    END_HIDDEN,
+    STUB,
+    nbgrader_meta,
+    source_of,
+    stub_source,
+)
+
+MARKDOWN_STUB = "YOUR ANSWER HERE"
+# Files next to the notebooks that are not copied into a release.
+SKIPPED = {".ipynb_checkpoints", "__pycache__", ".DS_Store"}
+
+_HIDDEN = re.compile(
+    rf"^[ \t]*{re.escape(BEGIN_HIDDEN)}[^\n]*\n.*?^[ \t]*{re.escape(END_HIDDEN)}[^\n]*(\n|$)", re.M | re.S
+)
+_MARKDOWN_SOLUTION = re.compile(
+    rf"^[ \t]*{re.escape(BEGIN_SOLUTION)}[^\n]*\n.*?^[ \t]*### END SOLUTION[^\n]*(\n|$)", re.M | re.S
+)
+
+
+@dataclass
+class ReleaseSummary:
+    """What releasing one notebook changed."""
+
+    name: str
+    stubbed: int = 0
+    hidden_removed: int = 0
+    outputs_cleared: int = 0
+
+    def __str__(self) -> str:
+        return (
+            f"{self.name}: {self.stubbed} solution cell(s) stubbed, "
+            f"{self.hidden_removed} hidden test region(s) removed, {self.outputs_cleared} output(s) cleared"
+        )
+
+
+def remove_hidden_tests(source: str) -> str:
+    """The source without its ``### BEGIN HIDDEN TESTS`` ... ``### END HIDDEN TESTS`` regions."""
+    return _HIDDEN.sub("", source)
+
+
+def hidden_tests(source: str) -> str:
+    """The code inside the hidden test regions of a source (the marker lines left out)."""
+    lines = []
+    for match in _HIDDEN.finditer(source):
+        lines.extend(match.group(0).splitlines()[1:-1])
+    return "\n".join(lines)
+
+
+def _stub(cell: Any, source: str) -> str:
+    """A solution cell's source as released: its regions stubbed (the whole cell when it has none)."""
+    if cell["cell_type"] == "code":
+        stubbed = stub_source(source) if BEGIN_SOLUTION in source else STUB
+        return stubbed if source.endswith("\n") else stubbed.rstrip("\n")  # as nbgrader writes it
+    if BEGIN_SOLUTION in source:
+        return _MARKDOWN_SOLUTION.sub(MARKDOWN_STUB + "\n", source)
+    return MARKDOWN_STUB
+
+
+def release_notebook(nb: Any) -> tuple[Any, ReleaseSummary]:
+    """A student copy of a notebook (nbformat node or dict) and a summary of what changed."""
+    released = copy.deepcopy(nb)
+    summary = ReleaseSummary(name="")
+    for cell in released["cells"]:
+        source = source_of(cell)
+        if nbgrader_meta(cell).get("solution"):
+            summary.stubbed += 1
+            source = _stub(cell, source)
+        if BEGIN_HIDDEN in source:
+            summary.hidden_removed += len(list(_HIDDEN.finditer(source)))
+            source = remove_hidden_tests(source).rstrip("\n")
+        cell["source"] = source
+        if cell["cell_type"] == "code":
+            summary.outputs_cleared += len(cell.get("outputs", []))
+            cell["outputs"] = []
+            cell["execution_count"] = None
+            cell.get("metadata", {}).pop("execution", None)  # nbclient's run timestamps
+    return released, summary
+
+
+def release_file(source: Path, target: Path) -> ReleaseSummary:
+    """Release one notebook file into target (a file path); the source is only read."""
+    import nbformat  # noqa: PLC0415 - an optional dependency, needed only here
+
+    nb = nbformat.read(source, as_version=4)
+    released, summary = release_notebook(nb)
+    nbformat.validate(released)
+    summary.name = source.name
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(nbformat.writes(released) + "\n", encoding="utf-8")
+    return summary
+
+
+def release(source: Path, out: Path) -> list[ReleaseSummary]:
+    """Release a notebook, or every notebook of a folder (other files copied as they are), into out."""
+    source, out = Path(source), Path(out)
+    if source.is_file():
+        return [release_file(source, out / source.name if out.suffix != ".ipynb" else out)]
+    if not source.is_dir():
+        raise FileNotFoundError(f"no notebook or folder at {source}")
+    if out.resolve() == source.resolve():
+        raise ValueError("the release folder must differ from the source folder (it would overwrite it)")
+    out.mkdir(parents=True, exist_ok=True)
+    summaries = []
+    for path in sorted(source.iterdir()):
+        if path.name in SKIPPED or path.name.startswith("."):
+            continue
+        if path.suffix == ".ipynb":
+            summaries.append(release_file(path, out / path.name))
+        elif path.is_file():
+            shutil.copyfile(path, out / path.name)
+        elif path.is_dir():
+            shutil.copytree(
+                path, out / path.name, dirs_exist_ok=True, ignore=shutil.ignore_patterns(*SKIPPED)
+            )
+    return summaries

@@ -1,0 +1,127 @@
+"""The reports of a graded submission: JSON (for tools), Markdown and HTML (for people), and the
+class summary CSV (one row per submission, the points of every exercise)."""
+
+from __future__ import annotations
+
+import csv
+import html
+import json
+from pathlib import Path
+
+STATUS_TEXT = {
+    "passed": "passed",
+    "failed": "a check failed",
+    "not_solved": "not solved",
+    "error": "error",
+    "timeout": "time limit",
+    "crashed": "kernel died",
+    "missing": "cell missing",
+    "not_run": "not run",
+    "not_graded": "not graded",
+}
+DETAILS = ("case", "expected", "got", "hint")
+
+
+def title(report: dict) -> str:
+    """One line: who, which chapter, the score."""
+    who = report.get("student") or Path(report["submission"]).stem
+    chapter = report.get("chapter") or "unknown chapter"
+    return f"{who}, {chapter}: {report['score']} / {report['max_score']} points"
+
+
+def markdown(report: dict) -> str:
+    """The report as Markdown: the score, problems with the notebook, a table, then what failed and why."""
+    lines = [
+        f"# {title(report)}",
+        "",
+        f"Submission: `{report['submission']}`  ",
+        f"Status: {report['status']}",
+    ]
+    if report["problems"]:
+        lines += ["", "## Problems with the notebook", ""] + [f"- {p}" for p in report["problems"]]
+    lines += ["", "## Exercises", "", "| exercise | points | result | why |", "|---|---:|---|---|"]
+    for ex in report["exercises"]:
+        why = ex["reason"].replace("|", "\\|")
+        result = STATUS_TEXT.get(ex["status"], ex["status"])
+        lines.append(
+            f"| `{ex['id']}` {ex['title']} | {ex['points']} / {ex['max_points']} | {result} | {why} |"
+        )
+    failed = [ex for ex in report["exercises"] if any(k in ex for k in DETAILS)]
+    if failed:
+        lines += ["", "## What failed", ""]
+        for ex in failed:
+            lines.append(f"### `{ex['id']}`")
+            lines += [f"- {key}: `{ex[key]}`" for key in DETAILS if key in ex]
+            lines.append("")
+    if report.get("cell_errors"):
+        lines += ["", "## Cells that raised an error", ""]
+        for err in report["cell_errors"]:
+            where = f"cell {err['cell']}" if err["cell"] is not None else "an added cell"
+            tag = f" (`{err['grade_id']}`)" if err.get("grade_id") else ""
+            lines.append(f"- {where}{tag}: {err['status']}: `{err['error']}`")
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def to_html(report: dict) -> str:
+    """The report as a standalone HTML page."""
+    esc = html.escape
+    rows = []
+    for ex in report["exercises"]:
+        details = "".join(
+            f"<div><b>{key}</b>: <code>{esc(str(ex[key]))}</code></div>" for key in DETAILS if key in ex
+        )
+        rows.append(
+            f'<tr class="{esc(ex["status"])}"><td><code>{esc(ex["id"])}</code><br>{esc(ex["title"])}</td>'
+            f"<td>{ex['points']} / {ex['max_points']}</td>"
+            f"<td>{esc(STATUS_TEXT.get(ex['status'], ex['status']))}</td>"
+            f"<td>{esc(ex['reason'])}{details}</td></tr>"
+        )
+    problems = "".join(f"<li>{esc(p)}</li>" for p in report["problems"])
+    errors = "".join(
+        f"<li>cell {esc(str(e['cell']))}: {esc(e['status'])}: <code>{esc(e['error'])}</code></li>"
+        for e in report.get("cell_errors", [])
+    )
+    return (
+        "<!DOCTYPE html>\n<html><head><meta charset='utf-8'>"
+        f"<title>{esc(title(report))}</title><style>"
+        "body{font-family:sans-serif;max-width:60em;margin:2em auto}table{border-collapse:collapse}"
+        "td,th{border:1px solid #ccc;padding:.4em;vertical-align:top}tr.passed td{background:#e8f6e8}"
+        "tr:not(.passed) td{background:#fbeaea}</style></head><body>\n"
+        f"<h1>{esc(title(report))}</h1>\n<p>Submission: <code>{esc(report['submission'])}</code>, "
+        f"status: {esc(report['status'])}</p>\n"
+        + (f"<h2>Problems with the notebook</h2><ul>{problems}</ul>\n" if problems else "")
+        + "<h2>Exercises</h2>\n<table><tr><th>exercise</th><th>points</th><th>result</th><th>why</th></tr>\n"
+        + "\n".join(rows)
+        + "\n</table>\n"
+        + (f"<h2>Cells that raised an error</h2><ul>{errors}</ul>\n" if errors else "")
+        + "</body></html>\n"
+    )
+
+
+def write_reports(report: dict, base: Path) -> None:
+    """Write base.json, base.md and base.html (the JSON last: its presence marks the report complete)."""
+    base.parent.mkdir(parents=True, exist_ok=True)
+    base.with_suffix(".md").write_text(markdown(report), encoding="utf-8")
+    base.with_suffix(".html").write_text(to_html(report), encoding="utf-8")
+    partial = base.with_suffix(".json.partial")
+    partial.write_text(json.dumps(report, indent=1, sort_keys=True, default=str) + "\n", encoding="utf-8")
+    partial.replace(base.with_suffix(".json"))
+
+
+def write_summary(reports: list[dict], path: Path) -> None:
+    """The class summary: one row per submission, a column per exercise (its points)."""
+    exercise_ids = []
+    for report in reports:
+        exercise_ids += [ex["id"] for ex in report["exercises"] if ex["id"] not in exercise_ids]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "w", newline="", encoding="utf-8") as f:
+        writer = csv.writer(f)
+        writer.writerow(
+            ["student", "submission", "chapter", "status", "score", "max_score", *exercise_ids, "notes"]
+        )
+        for r in sorted(reports, key=lambda r: (r.get("student", ""), r["submission"])):
+            points = {ex["id"]: ex["points"] for ex in r["exercises"]}
+            row = [r.get("student", ""), r["submission"], r.get("chapter") or "", r["status"], r["score"]]
+            writer.writerow(
+                [*row, r["max_score"], *[points.get(i, "") for i in exercise_ids], "; ".join(r["problems"])]
+            )
