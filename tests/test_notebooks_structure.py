@@ -111,3 +111,118 @@ def test_the_readme_links_every_chapter():
     linked = set(re.findall(r"\]\(([0-9]{2}_[a-z0-9_]+\.ipynb)\)", readme))
     missing = [p.name for p in CHAPTERS if p.name not in linked]
     assert not missing, f"notebooks/README.md does not link {missing}"
+
+
+@pytest.mark.parametrize("path", CHAPTERS, ids=lambda p: p.name)
+def test_stored_notebooks_are_tidy(path):
+    # Execution counts run 1, 2, 3, ... (executed top to bottom in one kernel) and cells carry no
+    # timestamps (nbclient's `execution` metadata changes on every run and means nothing to a reader).
+    counts = [cell.execution_count for cell in code_cells(path)]
+    assert counts == list(range(1, len(counts) + 1)), f"execution counts {counts}: re-execute top to bottom"
+    timed = [i for i, cell in enumerate(read(path).cells) if "execution" in cell.metadata]
+    assert not timed, f"cells {timed} carry timing metadata: execute with record_timing=False or strip it"
+
+
+# nbgrader's cell metadata schema, version 3 (nbgrader/nbgraderformat/v3.json and v3.py).
+NBGRADER_REQUIRED = {"schema_version", "grade", "locked", "solution"}
+NBGRADER_KEYS = NBGRADER_REQUIRED | {"task", "grade_id", "points", "checksum", "cell_type"}
+
+
+@pytest.mark.parametrize("path", CHAPTERS, ids=lambda p: p.name)
+def test_nbgrader_metadata_follows_nbgrader_schema_v3(path):
+    ids = set()
+    for cell in read(path).cells:
+        meta = cell.metadata.get("nbgrader")
+        if meta is None:
+            continue
+        assert NBGRADER_REQUIRED <= set(meta) <= NBGRADER_KEYS, f"nbgrader keys {sorted(meta)}"
+        assert meta["schema_version"] == 3
+        for flag in ("grade", "locked", "solution", "task"):
+            assert isinstance(meta.get(flag, False), bool), f"{flag} must be a bool: {meta}"
+        assert not meta.get("task", False), "task cells are markdown-only in nbgrader; the chapters use none"
+        assert re.fullmatch(r"[a-zA-Z0-9_\-]+", meta.get("grade_id", "")), f"bad grade_id in {meta}"
+        assert meta["grade_id"] not in ids, f"duplicate grade_id {meta['grade_id']}"
+        ids.add(meta["grade_id"])
+        assert cell.cell_type == "code", f"{meta['grade_id']}: only code cells are graded here"
+        if meta["solution"]:
+            # nbgrader's "autograded answer": editable, not graded itself, with the markers.
+            assert not meta["grade"] and not meta["locked"] and "points" not in meta, meta
+            assert "### BEGIN SOLUTION" in cell.source and "### END SOLUTION" in cell.source
+        else:
+            # nbgrader's "autograder tests": graded, read-only, with points.
+            assert meta["grade"] and meta["locked"], meta
+            assert isinstance(meta.get("points"), (int, float)) and meta["points"] > 0, meta
+            assert re.search(r"""check\(\s*["']ch\d\d\.\w+["']\s*\)""", cell.source), cell.source
+
+
+# The legacy global generator (np.random.rand, np.random.seed, ...) and an unseeded default_rng().
+UNSEEDED = re.compile(r"np\.random\.(?!default_rng\(\s*[^\s)])[a-z_]+\(")
+
+
+@pytest.mark.parametrize("path", CHAPTERS, ids=lambda p: p.name)
+def test_random_numbers_are_seeded(path):
+    for cell in code_cells(path):
+        found = UNSEEDED.findall(cell.source)
+        assert not found, f"use np.random.default_rng(seed): {found} in\n{cell.source}"
+
+
+def has_picture(cell) -> bool:
+    for out in cell.outputs:
+        data = out.get("data", {})
+        if "image/svg+xml" in data or "<svg" in str(data.get("text/html", "")):
+            return True
+    return False
+
+
+def compared_graph_text(cell) -> bool:
+    """A DOT text or a text summary in the cell's printed output, and nbval compares it."""
+    if SKIP_MARKERS.intersection(comment_lines(cell.source)):
+        return False
+    text = "".join(out.get("text", "") for out in cell.outputs if out.output_type == "stream")
+    return "digraph " in text or re.search(r"^graph of .+: \d+ Functions?", text, re.M) is not None
+
+
+@pytest.mark.parametrize("path", CHAPTERS, ids=lambda p: p.name)
+def test_every_graph_picture_comes_with_compared_text(path):
+    # nbval's sanitize file masks SVG documents, so each picture's content is checked through its
+    # DOT text or its summary, printed by the same cell or the next code cell.
+    cells = code_cells(path)
+    for i, cell in enumerate(cells):
+        if has_picture(cell):
+            following = cells[i + 1 : i + 2]
+            assert compared_graph_text(cell) or any(map(compared_graph_text, following)), (
+                f"a graph picture without DOT text or a summary after it:\n{cell.source}"
+            )
+
+
+@pytest.mark.parametrize("path", CHAPTERS, ids=lambda p: p.name)
+def test_optional_packages_are_imported_with_a_skip(path):
+    # torch and cupy are optional: a cell that imports one must run without it and, since its
+    # output depends on the machine, must not be compared.
+    for cell in code_cells(path):
+        if re.search(r"^\s*(import|from) (torch|cupy)\b", cell.source, re.M):
+            assert "except ImportError" in cell.source, cell.source
+            assert "NBVAL_IGNORE_OUTPUT" in comment_lines(cell.source), cell.source
+
+
+def test_the_readme_pictures_are_chapter_10s():
+    # The README shows figures/graph_*.svg and engine_replay.gif; chapter 10 draws the same graph with
+    # the same options and prints the same replay, so the pictures and the chapter cannot drift apart.
+    pytest.importorskip("varfunc")
+    from IPython.display import HTML  # noqa: PLC0415 - the chapter's own import
+
+    from varfunc import viz  # noqa: PLC0415
+    from varfunc.viz import figures  # noqa: PLC0415
+
+    path = NOTEBOOKS / "10_then_and_now.ipynb"
+    cells = code_cells(path)
+    index = next(i for i, cell in enumerate(cells) if "figures.example()" in cell.source)
+    namespace = {"viz": viz, "figures": figures, "HTML": HTML}
+    exec(cells[index].source, namespace)
+    directory = NOTEBOOKS.parent / "figures"
+    for picture, stem in zip(namespace["readme_pictures"], ("graph_v01", "graph_modern")):
+        stored = (directory / f"{stem}.dot").read_text(encoding="utf-8")
+        assert picture.source.strip() == stored.strip(), f"figures/{stem}.dot differs: run `make figures`"
+    replay = (directory / "engine_replay.txt").read_text(encoding="utf-8").strip()
+    printed = "".join(out.get("text", "") for out in cells[index + 1].outputs)
+    assert replay in printed, "chapter 10 does not print figures/engine_replay.txt: re-run one or the other"
