@@ -1,6 +1,10 @@
 # varfunc kit: needs only python3 >= 3.10 and GNU make; everything else goes into $(VENV).
 PYTHON ?= python3
 VENV   ?= .venv
+# `make e2e` adds the e2e extra (Playwright) to the default set.
+ifneq ($(filter e2e,$(MAKECMDGOALS)),)
+EXTRAS ?= test,lab,e2e
+endif
 EXTRAS ?= test,lab
 
 comma := ,
@@ -8,11 +12,14 @@ PY    := $(VENV)/bin/python
 # One stamp per extras set; reinstalls only when pyproject.toml changes.
 STAMP := $(VENV)/.installed-$(subst $(comma),-,$(EXTRAS))
 
-# `make test` / `make lab` need their extra in EXTRAS; fail before installing anything.
-$(foreach t,test lab,$(if $(filter $(t),$(MAKECMDGOALS)),$(if $(filter $(t),$(subst $(comma), ,$(EXTRAS))),,\
-  $(error make $(t) needs EXTRAS to include $(t)))))
+# `make test` / `make lab` need their extra in EXTRAS, `make e2e` all three; fail before installing anything.
+needs_test := test
+needs_lab  := lab
+needs_e2e  := test lab e2e
+$(foreach t,test lab e2e,$(if $(filter $(t),$(MAKECMDGOALS)),$(foreach x,$(needs_$(t)),\
+  $(if $(filter $(x),$(subst $(comma), ,$(EXTRAS))),,$(error make $(t) needs EXTRAS to include $(x))))))
 
-.PHONY: install test lab bench figures lint clean
+.PHONY: install test e2e lab bench bench-gpu figures lint clean
 
 # install: create the venv and install the package editable with $(EXTRAS)
 install: $(STAMP)
@@ -25,24 +32,36 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install -e ".[$(EXTRAS)]"
 	touch $@
 
-# test: unit tests (nbval plugin off for a fast start), then the notebooks if there are any
+# test: unit tests (nbval plugin off for a fast start), then the notebooks if there are any;
+# the browser tests are left to `make e2e`
 test: $(STAMP)
-	$(PY) -m pytest -p no:nbval -q tests
+	$(PY) -m pytest -p no:nbval -q -m "not e2e" tests
 	@if ls notebooks/*.ipynb >/dev/null 2>&1; then \
 	  echo "$(PY) -m pytest --nbval ... notebooks"; \
 	  $(PY) -m pytest --nbval --nbval-current-env \
 	    --nbval-sanitize-with tests/nbval_sanitize.cfg notebooks; \
 	else echo "no notebooks to validate"; fi
 
-# lab: open the chapters in JupyterLab
+# e2e: the chapters in JupyterLab in headless Chromium (needs Debian's chromium; skips without it)
+e2e: $(STAMP)
+	$(PY) -m pytest -p no:nbval -q -m e2e tests/e2e
+
+# lab: open the chapters in JupyterLab with the kit's settings and kernel (varfunc/lab.py);
+# options for `jupyter lab` go in LAB_ARGS, e.g. make lab LAB_ARGS="--no-browser --port 8899"
 lab: $(STAMP)
 	mkdir -p notebooks
-	$(VENV)/bin/jupyter lab notebooks/
+	$(PY) -m varfunc.lab notebooks/ $(LAB_ARGS)
 
 # bench: run the side-by-side timing scripts
 bench: $(STAMP)
 	$(PY) -m benchmarks.run
 	$(PY) -m benchmarks.training
+	$(PY) -m benchmarks.grading
+
+# bench-gpu: varfunc on CuPy vs PyTorch on CUDA vs varfunc on NumPy (make bench-gpu EXTRAS=test,gpu,oracle);
+# without a GPU it says which of CuPy, driver or device is missing and exits 0
+bench-gpu: $(STAMP)
+	$(PY) -m benchmarks.gpu
 
 # figures: regenerate the README's pictures (needs dot or pygraphviz, from the lab extra)
 figures: $(STAMP)
@@ -54,5 +73,5 @@ lint: $(STAMP)
 
 # clean: remove the venv, caches and build outputs
 clean:
-	rm -rf $(VENV) build dist *.egg-info .pytest_cache .hypothesis .ruff_cache
+	rm -rf $(VENV) build dist *.egg-info .pytest_cache .hypothesis .ruff_cache test-artifacts
 	find . -name __pycache__ -type d -prune -exec rm -rf {} +

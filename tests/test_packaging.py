@@ -102,12 +102,15 @@ def test_optional_routes(pyproject):
     text = (ROOT / "environment.yml").read_text(encoding="utf-8")
     assert "pytorch==2.13.0" in text, "environment.yml should document the pinned oracle route"
     assert re.search(r"#.*\bcupy\b", text), "environment.yml should document the GPU route"
+    # conda-forge names Playwright's Python package `playwright-python`.
+    assert extras["e2e"] == ["playwright"]
+    assert re.search(r"#.*\bplaywright-python\b", text), "environment.yml should document the e2e route"
 
 
 def test_makefile_targets():
     text = (ROOT / "Makefile").read_text(encoding="utf-8")
     targets = set(re.findall(r"^([A-Za-z0-9_.-]+)\s*:(?![:=])", text, re.MULTILINE))
-    missing = {"lab", "test", "bench"} - targets
+    missing = {"lab", "test", "bench", "e2e"} - targets
     assert not missing, f"Makefile lacks targets {sorted(missing)}"
 
 
@@ -117,6 +120,7 @@ def test_ci_runs_make_test():
     lines = path.read_text(encoding="utf-8").splitlines()
     code = [ln.split("#", 1)[0] for ln in lines if not ln.lstrip().startswith("#")]
     assert any(re.search(r"\bmake\s+test\b", ln) for ln in code), ".ci/run should call make test"
+    assert any(re.search(r"\bmake\s+e2e\b", ln) for ln in code), ".ci/run should call make e2e"
 
 
 def test_nbval_sanitizers_mask_addresses_and_svg():
