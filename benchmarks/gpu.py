@@ -22,76 +22,21 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-import numpy as np
-
-from varfunc import Variable, backend
+from varfunc import backend
 
 from . import numpy_reference as ref
+from . import run as core
 from .results import write_section
+from .run import VarfuncMLP
 
-LR = 0.01
+LR = core.LR
 TARGET = 1.3
-
-
-class VarfuncMLP:
-    """The MLP of benchmarks/run.py with its parameters, inputs and labels on one device."""
-
-    def __init__(self, params: dict, x: np.ndarray, labels: np.ndarray, device: str) -> None:
-        self.params = {
-            name: Variable(backend.to_device(array.copy(), device), requires_grad=True)
-            for name, array in params.items()
-        }
-        self.x = Variable(backend.to_device(x, device), requires_grad=False)
-        self.rows = backend.to_device(np.arange(x.shape[0]), device)
-        self.labels = backend.to_device(labels, device)
-
-    def step(self) -> float:
-        """Forward, loss, backward, SGD update; returns the loss (reading it waits for the GPU)."""
-        W1, b1, W2, b2 = (self.params[name] for name in ("W1", "b1", "W2", "b2"))
-        for p in self.params.values():
-            p.grad = None
-        hidden = (self.x.mm(W1) + b1).relu()
-        logits = hidden.mm(W2) + b2
-        loss = -logits.log_softmax(dim=1)[self.rows, self.labels].mean()
-        loss.backward()
-        for p in self.params.values():
-            p.data -= LR * p.grad
-        return loss.item()
-
-
-class TorchCudaMLP:
-    """The same model and ops in PyTorch on the GPU."""
-
-    def __init__(self, torch: Any, params: dict, x: np.ndarray, labels: np.ndarray) -> None:
-        self.torch = torch
-        self.params = {
-            name: torch.tensor(array.copy(), device="cuda", requires_grad=True)
-            for name, array in params.items()
-        }
-        self.x = torch.from_numpy(x).cuda()
-        self.rows = torch.arange(x.shape[0], device="cuda")
-        self.labels = torch.from_numpy(labels).cuda()
-
-    def step(self) -> float:
-        """One training step; .item() synchronizes, as loss.item() does for varfunc."""
-        W1, b1, W2, b2 = (self.params[name] for name in ("W1", "b1", "W2", "b2"))
-        for p in self.params.values():
-            p.grad = None
-        hidden = (self.x.mm(W1) + b1).relu()
-        logits = hidden.mm(W2) + b2
-        loss = -logits.log_softmax(dim=1)[self.rows, self.labels].mean()
-        loss.backward()
-        with self.torch.no_grad():
-            for p in self.params.values():
-                p -= LR * p.grad
-        return loss.item()
 
 
 def load_torch_cuda() -> tuple[Any, str]:
     """(torch, version line) when PyTorch can use the GPU, else (None, why not)."""
-    try:
-        import torch
-    except ImportError:
+    torch = core.load_torch()  # also what core.TorchMLP runs on
+    if torch is None:
         return None, "PyTorch is not installed (pip install -e '.[oracle]')"
     if not torch.cuda.is_available():
         return None, f"PyTorch {torch.__version__} has no CUDA here (a CPU build, or no driver)"
@@ -123,11 +68,11 @@ def run(sizes: tuple, batch: int, rounds: int, cpu_rounds: int) -> tuple[str, bo
     """The results table and whether the target was met (None when PyTorch on CUDA is missing)."""
     params = ref.init_mlp(sizes)
     x, labels = ref.make_batch(batch, sizes[0], sizes[2])
-    timings = {"varfunc on CuPy": time_steps(VarfuncMLP(params, x, labels, "cuda").step, rounds)}
+    timings = {"varfunc on CuPy": time_steps(VarfuncMLP(params, x, labels, device="cuda").step, rounds)}
     torch, torch_line = load_torch_cuda()
     if torch is not None:
-        timings["PyTorch on CUDA"] = time_steps(TorchCudaMLP(torch, params, x, labels).step, rounds)
-    timings["varfunc on NumPy"] = time_steps(VarfuncMLP(params, x, labels, "cpu").step, cpu_rounds)
+        timings["PyTorch on CUDA"] = time_steps(core.TorchMLP(params, x, labels, device="cuda").step, rounds)
+    timings["varfunc on NumPy"] = time_steps(VarfuncMLP(params, x, labels, device="cpu").step, cpu_rounds)
     gpu = timings["varfunc on CuPy"][0]
     rows = ["| implementation | step ms | first loss | vs varfunc on CuPy |", "|---|---:|---:|---:|"]
     for name, (fastest, median, loss) in timings.items():

@@ -34,7 +34,7 @@ from typing import Any
 
 import numpy as np
 
-from varfunc import Variable
+from varfunc import Variable, backend
 
 from . import numpy_reference as ref
 from .results import write_section
@@ -183,11 +183,16 @@ def part_a(steps: int, rounds: int) -> tuple[str, bool]:
 class VarfuncMLP:
     """784-512-10 (or any size) built from core ops only: mm, + bias, relu, log_softmax, indexing, mean."""
 
-    def __init__(self, params: dict, x: np.ndarray, labels: np.ndarray, lr: float = LR) -> None:
-        self.params = {name: Variable(array.copy(), requires_grad=True) for name, array in params.items()}
-        self.x = Variable(x, requires_grad=False)
-        self.rows = np.arange(x.shape[0])
-        self.labels = labels
+    def __init__(
+        self, params: dict, x: np.ndarray, labels: np.ndarray, lr: float = LR, device: str = "cpu"
+    ) -> None:
+        on_device = lambda array: backend.to_device(array, device)  # noqa: E731
+        self.params = {
+            name: Variable(on_device(array.copy()), requires_grad=True) for name, array in params.items()
+        }
+        self.x = Variable(on_device(x), requires_grad=False)
+        self.rows = on_device(np.arange(x.shape[0]))
+        self.labels = on_device(labels)
         self.lr = lr
 
     def step(self) -> float:
@@ -209,11 +214,16 @@ class VarfuncMLP:
 class TorchMLP:
     """The same model and the same ops in PyTorch."""
 
-    def __init__(self, params: dict, x: np.ndarray, labels: np.ndarray, lr: float = LR) -> None:
-        self.params = {name: torch.tensor(array.copy(), requires_grad=True) for name, array in params.items()}
-        self.x = torch.from_numpy(x)
-        self.rows = torch.arange(x.shape[0])
-        self.labels = torch.from_numpy(labels)
+    def __init__(
+        self, params: dict, x: np.ndarray, labels: np.ndarray, lr: float = LR, device: str = "cpu"
+    ) -> None:
+        self.params = {
+            name: torch.tensor(array.copy(), device=device, requires_grad=True)
+            for name, array in params.items()
+        }
+        self.x = torch.from_numpy(x).to(device)
+        self.rows = torch.arange(x.shape[0], device=device)
+        self.labels = torch.from_numpy(labels).to(device)
         self.lr = lr
 
     def step(self) -> float:

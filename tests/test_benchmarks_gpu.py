@@ -30,7 +30,7 @@ def test_the_benchmark_model_computes_the_hand_written_step():
     sizes, batch = (12, 8, 5), 6
     params = ref.init_mlp(sizes, dtype=np.float64)
     x, labels = ref.make_batch(batch, sizes[0], sizes[2], dtype=np.float64)
-    model = gpu.VarfuncMLP(params, x, labels, "cpu")
+    model = gpu.VarfuncMLP(params, x, labels, device="cpu")
     by_hand = {name: array.copy() for name, array in params.items()}
     for _ in range(3):
         np.testing.assert_allclose(model.step(), ref.mlp_step(by_hand, x, labels, gpu.LR), rtol=1e-10)
