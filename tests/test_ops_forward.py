@@ -269,6 +269,16 @@ def test_type_conversions(call, dtype, rng):
     np.testing.assert_array_equal(x.grad, np.ones((2, 3)))
 
 
+@pytest.mark.parametrize("dtype", [np.int64, np.int32, np.bool_])
+def test_a_cast_to_integers_or_booleans_carries_no_gradient(dtype):
+    """Rounding to integers has no derivative: the cast's output does not require grad (as in PyTorch)."""
+    x = Variable(np.array([1.5, 2.5]))
+    cast = x.type(dtype)
+    assert cast.dtype == dtype and not cast.requires_grad
+    (x * 2 + cast).sum().backward()
+    assert x.grad.tolist() == [2.0, 2.0]  # only the x * 2 path; the cast's path would add 1
+
+
 # --- reductions: 0-d results, keepdim, (values, indices) ----------------------------------------
 
 

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from ..backend import device_of, get_array_module, scatter_add, to_device
 from ..errors import ShapeError
 from ..function import Function
@@ -212,7 +214,10 @@ class Type(Function):
 
     def forward(self, a):
         self.input_dtype = a.dtype
-        return a.astype(self.dtype)
+        result = a.astype(self.dtype)
+        if not np.issubdtype(result.dtype, np.inexact):  # integers and booleans have no gradient
+            self.mark_non_differentiable(result)
+        return result
 
     def backward(self, grad_output):
         return grad_output.astype(self.input_dtype)

@@ -1,0 +1,84 @@
+"""Seconds each chapter takes to run top to bottom, as a student's "Run All" does, without system Graphviz.
+
+Run as ``python -m benchmarks.chapters`` (rewrites the "chapters" section of RESULTS.md; ``--no-write``
+only prints). Each chapter runs in a fresh kernel with nbclient; the time includes starting the
+kernel. Graphviz's ``dot`` program is hidden from PATH, so graphs render through the pip-installed
+pygraphviz as on a pip-only machine. The targets come from the chapters issue: each chapter under
+20 s on a 2-core CPU machine with no GPU, the whole set under 2 minutes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import time
+from pathlib import Path
+
+import nbformat
+from nbclient import NotebookClient
+
+from varfunc.backend import gpu_status
+
+from .results import write_section
+
+NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
+CHAPTER_LIMIT_S = 20.0
+TOTAL_LIMIT_S = 120.0
+
+
+def hide_dot() -> None:
+    """Drop every PATH entry that holds Graphviz's dot, for this process and the kernels it starts."""
+    kept = [d for d in os.environ.get("PATH", "").split(os.pathsep) if not shutil.which("dot", path=d)]
+    os.environ["PATH"] = os.pathsep.join(kept)
+
+
+def run_chapter(path: Path) -> float:
+    """Wall seconds to start a kernel and run every cell of the chapter at path."""
+    notebook = nbformat.read(path, as_version=4)
+    client = NotebookClient(
+        notebook, timeout=120, kernel_name="python3", resources={"metadata": {"path": str(path.parent)}}
+    )
+    start = time.perf_counter()
+    client.execute()
+    return time.perf_counter() - start
+
+
+def main(argv: list | None = None) -> str:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--no-write", action="store_true", help="print only; leave RESULTS.md alone")
+    args = parser.parse_args(argv)
+    hide_dot()
+    assert shutil.which("dot") is None, "dot is still on PATH"
+    rows = ["| chapter | seconds | under 20 s |", "|---|---:|---|"]
+    total = 0.0
+    slowest = 0.0
+    for path in sorted(NOTEBOOKS.glob("[0-9][0-9]_*.ipynb")):
+        seconds = run_chapter(path)
+        total += seconds
+        slowest = max(slowest, seconds)
+        rows.append(f"| {path.stem} | {seconds:.1f} | {'yes' if seconds < CHAPTER_LIMIT_S else '**no**'} |")
+        print(rows[-1], flush=True)
+    has_gpu, why = gpu_status()
+    body = "\n".join(
+        [
+            "Each chapter run top to bottom in a fresh kernel (nbclient; kernel start included), "
+            f"with Graphviz's `dot` hidden from PATH (graphs through pygraphviz). GPU: "
+            f"{'yes' if has_gpu else 'none'} ({why}).",
+            "",
+            *rows,
+            f"| **all {len(rows) - 2}** | **{total:.1f}** | |",
+            "",
+            f"Targets: every chapter under {CHAPTER_LIMIT_S:.0f} s (slowest {slowest:.1f} s, "
+            f"**{'PASS' if slowest < CHAPTER_LIMIT_S else 'MISS'}**); the whole set under "
+            f"{TOTAL_LIMIT_S:.0f} s ({total:.1f} s, **{'PASS' if total < TOTAL_LIMIT_S else 'MISS'}**).",
+        ]
+    )
+    if not args.no_write:
+        write_section("chapters", "python -m benchmarks.chapters", body)
+    print(body)
+    return body
+
+
+if __name__ == "__main__":
+    main()
