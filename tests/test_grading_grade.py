@@ -1,7 +1,7 @@
 """Grading submissions in fresh kernels: the instructor's notebook gets full marks, the released copy
 zero, and prepared wrong submissions (an endless loop, sys.exit(), os._exit(), an exception, a wrong
-gradient, a deleted cell, a damaged file, the wrong chapter, patched checks) get the right partial
-scores and reasons while every other exercise is still graded.
+gradient, a deleted cell, a damaged file, the wrong chapter, patched checks, a patched NumPy or display)
+get the right partial scores and reasons while every other exercise is still graded.
 
 Chapter 03 (two short exercises, Mul and Div) is the subject: one parallel batch grades all the
 prepared submissions once (module fixture), the tests read its reports.
@@ -57,6 +57,22 @@ PATCHES = WRONG_GRADIENT + (
     "core.REGISTRY['ch03.mul'] = dataclasses.replace(core.lookup('ch03.mul'), run=lambda ns: None)\n"
 )
 
+# A wrong Div (both gradients g) that then makes NumPy, or IPython's display, say yes to everything.
+WRONG_DIV = "class Div(Function):\n    def forward(self, a, b):\n        return a / b\n\n" + (
+    "    def backward(self, g):\n        return g, g\n"
+)
+PATCHED_NUMPY = WRONG_DIV + "np.allclose = lambda *args, **kwargs: True\n"
+PATCHED_DISPLAY = WRONG_DIV + (
+    "import IPython.display\n_display = IPython.display.display\n\n"
+    "def all_passed(*objects, **kwargs):\n"
+    "    for bundle in objects:\n"
+    "        for payload in (bundle.values() if isinstance(bundle, dict) else ()):\n"
+    "            if isinstance(payload, dict) and 'passed' in payload:\n"
+    "                payload['passed'] = True\n"
+    "    return _display(*objects, **kwargs)\n\n"
+    "IPython.display.display = all_passed\n"
+)
+
 
 def _cell(nb, grade_id):
     return next(c for c in nb.cells if nbgrader_meta(c).get("grade_id") == grade_id)
@@ -73,6 +89,10 @@ def _delete_div(nb):
     nb.cells.remove(_cell(nb, "ch03_div"))
 
 
+def _damage_div_metadata(nb):
+    _cell(nb, "ch03_div").metadata["nbgrader"] = "oops"  # hand-edited JSON
+
+
 SUBMISSIONS = {
     "instructor": None,
     "released": "release",
@@ -83,7 +103,10 @@ SUBMISSIONS = {
     "wrong_gradient": _with("ch03_mul", WRONG_GRADIENT),
     "patched_checks": _with("ch03_mul", PATCHES),
     "only_visible": _with("ch03_mul", ONLY_VISIBLE),
+    "patched_numpy": _with("ch03_div", PATCHED_NUMPY),
+    "patched_display": _with("ch03_div", PATCHED_DISPLAY),
     "deleted_cell": _delete_div,
+    "damaged_metadata": _damage_div_metadata,
 }
 
 
@@ -148,7 +171,10 @@ def test_the_released_copy_scores_zero_with_a_clear_reason(graded):
         ("wrong_gradient", "ch03.mul", "failed", "gradient for a"),
         ("patched_checks", "ch03.mul", "failed", "gradient for a"),
         ("only_visible", "ch03.mul", "failed", "hidden check: Mul()(a, a)"),
+        ("patched_numpy", "ch03.div", "not_checked", "library code that the checks rely on (numpy.allclose)"),
+        ("patched_display", "ch03.div", "not_checked", "(IPython.display.display)"),
         ("deleted_cell", "ch03.div", "missing", "grade_id 'ch03_div'"),
+        ("damaged_metadata", "ch03.div", "missing", "metadata was changed"),
     ],
 )
 def test_a_wrong_submission_loses_only_that_exercise(graded, student, failing, status, reason):
@@ -178,6 +204,11 @@ def test_the_visible_check_passes_what_only_the_hidden_check_catches():
     )
     exec(compile(ONLY_VISIBLE, "only_visible", "exec"), namespace)
     assert evaluate("ch03.mul", namespace).passed  # what the student sees with check("ch03.mul")
+
+
+def test_damaged_nbgrader_metadata_is_named_in_the_problems(graded):
+    problems = graded["reports"]["damaged_metadata"]["problems"]
+    assert any("damaged nbgrader metadata" in p for p in problems), problems
 
 
 def test_unreadable_and_wrong_chapter_files_get_an_entry_not_a_traceback(graded):
@@ -258,3 +289,19 @@ def test_grade_command_line(tmp_path, capsys):
     assert "graded 1 submission(s)" in capsys.readouterr().out
     report = json.loads((tmp_path / "out" / Path(NAME).with_suffix(".json")).read_text())
     assert report["status"] == "unreadable" and "not valid JSON" in report["problems"][0]
+
+
+def test_a_grader_failure_still_lists_the_chapters_exercises(tmp_path, monkeypatch):
+    import varfunc.grading.batch as batch
+
+    def broken(path, options):
+        raise RuntimeError("a bug in the grader")
+
+    monkeypatch.setattr(batch, "grade_submission", broken)
+    path = tmp_path / "alice" / NAME
+    path.parent.mkdir()
+    path.write_bytes(SOURCE.read_bytes())
+    report = batch.grade_and_write(path, tmp_path / "reports" / "alice" / path.stem, "alice", OPTIONS)
+    assert report["status"] == "grader_error" and "a bug in the grader" in report["problems"][0]
+    assert (report["score"], report["max_score"]) == (0, 6)
+    assert [e["status"] for e in report["exercises"]] == ["not_graded", "not_graded"]

@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
 
-from .grade import GradeOptions, digest, grade_submission, new_report
+from .grade import GradeOptions, digest, failed_report, grade_submission
 from .report import write_reports, write_summary
 
 SUMMARY = "summary.csv"
@@ -50,9 +50,8 @@ def grade_and_write(path: Path, base: Path, student: str, options: GradeOptions)
     try:
         report = grade_submission(path, options)
     except Exception as error:  # noqa: BLE001 - one submission never stops the class
-        report = new_report(path, options)
-        report["status"] = "grader_error"
-        report["problems"].append(f"the grader failed on this file: {type(error).__name__}: {error}")
+        problem = f"the grader failed on this file: {type(error).__name__}: {error}"
+        report = failed_report(path, options, "grader_error", problem)
     report["student"] = student
     write_reports(report, base)
     return report
@@ -82,9 +81,9 @@ def _graded(todo: list, options: GradeOptions, jobs: int) -> Iterator[dict]:
                 yield future.result()
             except Exception as error:  # noqa: BLE001 - a worker that died
                 path, base, student = futures[future]
-                report = new_report(path, options)
-                report.update(status="grader_error", student=student)
-                report["problems"].append(f"the grading process failed: {type(error).__name__}: {error}")
+                problem = f"the grading process failed: {type(error).__name__}: {error}"
+                report = failed_report(path, options, "grader_error", problem)
+                report["student"] = student
                 write_reports(report, base)
                 yield report
 

@@ -1,6 +1,7 @@
 """Run a notebook in a fresh Jupyter kernel, cell by cell, with time limits and recovery.
 
-Used by the grader (``grade.py``): an endless loop is interrupted at the cell's time limit; a kernel
+Used by the grader (``grade.py``): the kernel first takes the guard's snapshot of the libraries
+(``guard.py``); an endless loop is interrupted at the cell's time limit; a kernel
 that dies (``os._exit``, a crash) or stays stuck after the interrupt is restarted and the cells that
 ran before are replayed (their state, not their outputs), so the cells after it still run.
 """
@@ -17,6 +18,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .guard import GUARD_ENV
+from .guard import STARTUP as GUARD_STARTUP
 from .hidden import RUNNER_MARK, VERDICT_MIME
 from .notebook import source_of
 
@@ -58,7 +61,15 @@ def _client(nb: Any, workdir: Path, kernel_name: str, replies: dict) -> Any:
 def _kernel_env(workdir: Path) -> dict[str, str]:
     env = dict(os.environ)
     env.update(MPLBACKEND="Agg", IPYTHONDIR=str(workdir / ".ipython"), PYTHONDONTWRITEBYTECODE="1")
+    env[GUARD_ENV] = "1"
     return env
+
+
+def _install_guard(workdir: Path) -> None:
+    """The kernel's startup file: the guard's snapshot, taken before the submission's first cell."""
+    startup = workdir / ".ipython" / "profile_default" / "startup"
+    startup.mkdir(parents=True, exist_ok=True)
+    (startup / "00-varfunc-guard.py").write_text(GUARD_STARTUP)
 
 
 def execute(
@@ -67,6 +78,7 @@ def execute(
     """Run every code cell in a fresh kernel; restart and replay after a death or a stuck interrupt."""
     from nbclient.exceptions import DeadKernelError  # noqa: PLC0415
 
+    _install_guard(workdir)
     work = copy.deepcopy(nb)
     probe = {"cell_type": "code", "source": "pass", "metadata": {}, "outputs": [], "execution_count": None}
     work["cells"].append(type(work["cells"][0])(probe) if work["cells"] else probe)

@@ -25,7 +25,7 @@ from .. import __version__
 from .core import REGISTRY, Exercise
 from .execute import CellRun, execute, grading_workdir, verdict_of
 from .hidden import runner_source
-from .notebook import nbgrader_meta, source_of
+from .notebook import damaged_nbgrader_meta, nbgrader_meta, source_of
 from .release import hidden_tests
 
 REPORT_VERSION = 1
@@ -110,6 +110,11 @@ def cell_index(nb: Any) -> tuple[dict[str, list[int]], list[str]]:
         for grade_id, where in found.items()
         if len(where) > 1
     ]
+    problems += [
+        f"cell {position} has damaged nbgrader metadata (not a mapping): it counts as an ordinary cell"
+        for position, cell in enumerate(nb["cells"])
+        if damaged_nbgrader_meta(cell)
+    ]
     return found, problems
 
 
@@ -172,6 +177,13 @@ def _not_graded(report: dict, status: str, problem: str, exercises: list[Exercis
     report["exercises"] = [_entry(ex, "not_graded", problem) for ex in exercises]
     report["max_score"] = sum(ex.points for ex in exercises)
     return report
+
+
+def failed_report(path: Path, options: GradeOptions, status: str, problem: str) -> dict:
+    """The report of a submission the grader could not grade: every expected exercise not graded."""
+    expected = expected_chapter(Path(path), options)
+    exercises = chapter_exercises(expected) if expected else []
+    return _not_graded(new_report(Path(path), options), status, problem, exercises)
 
 
 def grade_submission(path: Path, options: GradeOptions | None = None) -> dict:
@@ -314,6 +326,8 @@ def _exercise_result(ex: Exercise, plan: Plan, runs: list[CellRun], options: Gra
         return _entry(ex, "crashed", "the kernel died while running your exercise cell (os._exit? a crash?)")
     if solution.status == "error":
         return _entry(ex, "error", f"your exercise cell raised {_error_text(solution)}", **details)
+    if verdict["case"].startswith("not checked:"):  # the guard found replaced library code (guard.py)
+        return _entry(ex, "not_checked", verdict["case"], hint=verdict.get("hint"))
     status = "error" if verdict["case"].endswith("raised an error") else "failed"
     return _entry(ex, status, verdict["case"], **details)
 

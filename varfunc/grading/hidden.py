@@ -9,11 +9,13 @@ which ``release`` removes from the student copies, as nbgrader does.
 The grader replaces every check cell of a submission with a call to ``run`` (see ``runner_source``),
 after deleting every ``varfunc.grading`` module from ``sys.modules``: the checks are imported afresh
 after the student's code ran, so patching ``check``, ``evaluate`` or a registered check in the
-notebook changes nothing.
+notebook changes nothing; and ``run`` grades nothing if the notebook replaced library code the
+checks rely on (NumPy, varfunc, builtins, IPython's display: see ``guard.py``).
 """
 
 from __future__ import annotations
 
+import os
 import runpy
 from collections.abc import Callable, Iterable
 
@@ -22,6 +24,7 @@ import numpy as np
 from ..function import Function
 from ..variable import Variable
 from .core import CheckFailed, Verdict, evaluate, expect_close, expect_equal, lookup, show
+from .guard import GUARD_ENV, Snapshot, kept_snapshot
 
 HIDDEN: dict[str, list[Callable[[dict], None]]] = {}
 VERDICT_MIME = "application/vnd.varfunc.verdict+json"
@@ -71,14 +74,13 @@ def run(exercise_id: str, namespace: dict, hidden_source: str = "", hidden_files
     """Grade one exercise in the student's kernel and display the verdict as JSON for the grader."""
     from IPython.display import display  # noqa: PLC0415 - only inside a kernel
 
+    snapshot = kept_snapshot()
+    if snapshot is not None:
+        display = snapshot.display  # IPython's display as it was before the notebook ran
     payload = {"exercise": exercise_id, "passed": False, "case": "", "expected": None, "got": None}
     try:
-        for path in hidden_files:
-            runpy.run_path(str(path))  # registers the instructor's @hidden_check functions
-        verdict = evaluate_hidden(exercise_id, namespace, hidden_source)
-        payload.update(passed=verdict.passed, case=verdict.case, hint=verdict.hint, text=str(verdict))
-        if verdict.expected is not None or verdict.got is not None:
-            payload.update(expected=show(verdict.expected), got=show(verdict.got))
+        tampered = _tampering(snapshot)
+        payload.update(tampered or _verdict_fields(exercise_id, namespace, hidden_source, hidden_files))
     except SystemExit as stop:
         payload.update(case="your code called sys.exit()", got=f"SystemExit({stop.code!r})")
     except KeyboardInterrupt:
@@ -87,6 +89,34 @@ def run(exercise_id: str, namespace: dict, hidden_source: str = "", hidden_files
         payload.update(case="the checks could not run", got=f"{type(error).__name__}: {error}")
     payload.setdefault("text", f"✘ {exercise_id}: {payload['case']}")
     display({VERDICT_MIME: payload, "text/plain": payload["text"]}, raw=True)
+
+
+def _verdict_fields(exercise_id: str, namespace: dict, hidden_source: str, hidden_files: Iterable) -> dict:
+    """The visible and hidden checks' verdict, as the fields of the grader's payload."""
+    for path in hidden_files:
+        runpy.run_path(str(path))  # registers the instructor's @hidden_check functions
+    verdict = evaluate_hidden(exercise_id, namespace, hidden_source)
+    fields = {"passed": verdict.passed, "case": verdict.case, "hint": verdict.hint, "text": str(verdict)}
+    if verdict.expected is not None or verdict.got is not None:
+        fields.update(expected=show(verdict.expected), got=show(verdict.got))
+    return fields
+
+
+def _tampering(snapshot: Snapshot | None) -> dict:
+    """A failed verdict's fields if the notebook replaced library code since the grader's snapshot."""
+    if snapshot is None:
+        if os.environ.get(GUARD_ENV):
+            return {"case": "not checked: the grader's snapshot of the libraries was removed by the notebook"}
+        return {}  # run outside the grader (a test, a notebook): nothing to compare with
+    replaced = snapshot.replaced()
+    if not replaced:
+        return {}
+    shown = ", ".join(replaced[:5]) + (f" and {len(replaced) - 5} more" if len(replaced) > 5 else "")
+    return {
+        "case": f"not checked: the notebook replaced library code that the checks rely on ({shown})",
+        "hint": "grading runs your notebook as written: remove the lines that assign to NumPy, varfunc, "
+        "IPython or builtin names, and solve the exercise in its own cell",
+    }
 
 
 def runner_source(exercise_id: str, hidden_source: str = "", hidden_files: Iterable[str] = ()) -> str:

@@ -36,8 +36,16 @@ def solution_source(source: str) -> str:
 
 
 def nbgrader_meta(cell: Any) -> dict:
-    """The cell's nbgrader metadata ({} when it has none)."""
-    return cell.get("metadata", {}).get("nbgrader", {})
+    """The cell's nbgrader metadata ({} when it has none, or when it is damaged: not a mapping)."""
+    metadata = cell.get("metadata", {})
+    meta = metadata.get("nbgrader", {}) if isinstance(metadata, dict) else {}
+    return meta if isinstance(meta, dict) else {}
+
+
+def damaged_nbgrader_meta(cell: Any) -> bool:
+    """True when the cell has nbgrader metadata that is not a mapping (an edited notebook file)."""
+    metadata = cell.get("metadata", {})
+    return not isinstance(metadata, dict) or not isinstance(metadata.get("nbgrader", {}), dict)
 
 
 def solution_cells(nb: Any) -> dict:

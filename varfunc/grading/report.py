@@ -17,6 +17,7 @@ STATUS_TEXT = {
     "crashed": "kernel died",
     "missing": "cell missing",
     "not_run": "not run",
+    "not_checked": "library code replaced",
     "not_graded": "not graded",
 }
 DETAILS = ("case", "expected", "got", "hint")

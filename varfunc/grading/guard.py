@@ -1,0 +1,117 @@
+"""The grader's guard: library code as it was before a submission's first cell ran.
+
+The checks compare a student's results with NumPy and varfunc, and report through IPython's display.
+A notebook that replaced one of those (``np.allclose = lambda *a, **k: True``, a wrapper around
+``display`` that rewrites verdicts) would pass anything. So the grader's kernel runs a startup file
+(``STARTUP``) before the submission's first cell: it takes a ``Snapshot`` of every function, class
+and method in the watched modules and keeps IPython's ``display`` as it was. Before an exercise is
+checked, ``Snapshot.replaced()`` lists what the notebook rebound since; if anything was, the exercise
+scores nothing and the report names what was replaced. Verdicts are shown with the kept ``display``.
+
+This stops one-line shortcuts, not a determined attack on the grader itself (the snapshot lives in
+the same process as the student's code): the README's "What the grader protects against" says
+where the line is and how to grade untrusted code.
+"""
+
+from __future__ import annotations
+
+import builtins
+import importlib
+import sys
+import types
+from collections.abc import Callable
+from typing import Any
+
+# Modules whose functions, classes and methods the checks rely on (and every loaded submodule of
+# numpy and varfunc, varfunc.grading excepted: the runner imports that afresh anyway).
+WATCHED_ROOTS = ("numpy", "varfunc")
+WATCHED_MODULES = ("builtins", "IPython.display", "IPython.core.display_functions", "ipykernel.zmqshell")
+# Builtins the kernel itself rebinds while a notebook runs: the last results (_, __, ___) and
+# input(), which ipykernel points at the front end for each cell.
+REBOUND_BY_IPYTHON = frozenset({"_", "__", "___", "input"})
+SNAPSHOT_KEY = "_varfunc_grader_snapshot"  # where the startup file keeps the snapshot (sys.modules)
+GUARD_ENV = "VARFUNC_GRADER_GUARD"  # set in the grader's kernels: a missing snapshot is then an error
+
+STARTUP = f"""\
+# varfunc grader: runs before the submission's first cell (see varfunc/grading/guard.py)
+import sys as _vf_sys
+import varfunc.grading.guard as _vf_guard
+_vf_sys.modules[{SNAPSHOT_KEY!r}] = _vf_guard.Snapshot.take()
+del _vf_sys, _vf_guard
+"""
+
+
+def _watched(value: Any) -> bool:
+    return callable(value) or isinstance(value, (property, staticmethod, classmethod))
+
+
+def _watched_modules() -> list[Any]:
+    for name in ("numpy", "numpy.linalg", "numpy.testing", "varfunc", *WATCHED_MODULES):
+        importlib.import_module(name)
+    names = [
+        name
+        for name in list(sys.modules)
+        if name in WATCHED_MODULES
+        or (name.split(".")[0] in WATCHED_ROOTS and not name.startswith("varfunc.grading"))
+    ]
+    return [sys.modules[name] for name in sorted(names) if sys.modules[name] is not None]
+
+
+class Snapshot:
+    """Every watched module's (and its classes') functions and methods, by name, as they are now."""
+
+    def __init__(self, entries: dict[tuple[str, str], Any], display: Callable) -> None:
+        self.entries = entries
+        self.display = display
+
+    @classmethod
+    def take(cls) -> Snapshot:
+        """The snapshot of this moment (the grader takes it before any cell of the submission runs)."""
+        from IPython.display import display  # noqa: PLC0415 - only inside a kernel
+
+        entries: dict[tuple[str, str], Any] = {}
+        for module in _watched_modules():
+            for owner, namespace in _namespaces(module):
+                for name, value in list(namespace.items()):
+                    if _watched(value) and not (module is builtins and name in REBOUND_BY_IPYTHON):
+                        entries[(owner, name)] = value
+        return cls(entries, display)
+
+    def replaced(self) -> list[str]:
+        """The watched names that no longer hold what they held when the snapshot was taken."""
+        current: dict[str, dict] = {}
+        for module in _watched_modules():
+            for owner, namespace in _namespaces(module):
+                current[owner] = namespace
+        missing = object()
+        return sorted(
+            f"{owner}.{name}"
+            for (owner, name), value in self.entries.items()
+            if not _same(current.get(owner, {}).get(name, missing), value)
+        )
+
+
+def _same(now: Any, then: Any) -> bool:
+    """The same object; for bound methods (IPython binds get_ipython anew per cell): same function, self."""
+    if now is then:
+        return True
+    return (
+        isinstance(now, types.MethodType)
+        and isinstance(then, types.MethodType)
+        and now.__func__ is then.__func__
+        and now.__self__ is then.__self__
+    )
+
+
+def _namespaces(module: Any) -> list[tuple[str, dict]]:
+    """(dotted name, namespace) for the module and for each class defined in it."""
+    found = [(module.__name__, vars(module))]
+    for name, value in list(vars(module).items()):
+        if isinstance(value, type) and value.__module__ == module.__name__:
+            found.append((f"{module.__name__}.{name}", vars(value)))
+    return found
+
+
+def kept_snapshot() -> Snapshot | None:
+    """The snapshot the startup file took in this kernel, if any."""
+    return sys.modules.get(SNAPSHOT_KEY)
