@@ -38,7 +38,7 @@ def is_array(x: Any) -> bool:
 def get_array_module(*arrays: Any) -> ModuleType:
     """The array module (numpy or cupy) that the given arrays belong to."""
     for a in arrays:
-        if _is_cupy_array(a):
+        if type(a) is not np.ndarray and _is_cupy_array(a):  # (the type test first: it is cheaper)
             return _cupy_module()
     return np
 

@@ -57,6 +57,10 @@ class Matmul(Function):
 
     def backward(self, grad_output):
         a, b = self.saved_tensors
+        if a.ndim == 2 and b.ndim == 2:  # the common case, matrix @ matrix: nothing to broadcast
+            grad_a = grad_output @ b.T if self.needs_input_grad[0] else None
+            grad_b = a.T @ grad_output if self.needs_input_grad[1] else None
+            return grad_a, grad_b
         xp = get_array_module(a)
         # Treat 1-D operands as a row (a) or a column (b), as matmul does, then undo that.
         a2 = a[None, :] if a.ndim == 1 else a
