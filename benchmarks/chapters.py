@@ -20,7 +20,7 @@ from nbclient import NotebookClient
 
 from varfunc.backend import gpu_status
 
-from .results import write_section
+from .results import publish
 
 NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
 CHAPTER_LIMIT_S = 20.0
@@ -74,10 +74,7 @@ def main(argv: list | None = None) -> str:
             f"{TOTAL_LIMIT_S:.0f} s ({total:.1f} s, **{'PASS' if total < TOTAL_LIMIT_S else 'MISS'}**).",
         ]
     )
-    if not args.no_write:
-        write_section("chapters", "python -m benchmarks.chapters", body)
-    print(body)
-    return body
+    return publish("chapters", "python -m benchmarks.chapters", body, write=not args.no_write)
 
 
 if __name__ == "__main__":

@@ -21,7 +21,7 @@ from varfunc.grading.grade import GradeOptions
 from varfunc.grading.notebook import nbgrader_meta
 from varfunc.grading.release import release_notebook
 
-from .results import write_section
+from .results import publish
 
 SOURCE = Path(__file__).resolve().parents[1] / "notebooks" / "03_functions_and_the_forward_graph.ipynb"
 WRONG_MUL = (
@@ -80,10 +80,7 @@ def main(argv: list | None = None) -> str:
             f"Scores seen: {scores} (of {reports[0]['max_score']}).",
         ]
     )
-    if not args.no_write:
-        write_section("grading", "python -m benchmarks.grading", body)
-    print(body)
-    return body
+    return publish("grading", "python -m benchmarks.grading", body, write=not args.no_write)
 
 
 if __name__ == "__main__":

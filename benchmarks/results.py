@@ -44,3 +44,11 @@ def write_section(name: str, command: str, body: str) -> None:
         text = text.rstrip("\n") + "\n\n" + section
     RESULTS.write_text(text)
     print(f"wrote section {name!r} of {RESULTS}", file=sys.stderr)
+
+
+def publish(name: str, command: str, body: str, write: bool = True) -> str:
+    """Print a benchmark's body and (unless write is False) make it the section called name."""
+    if write:
+        write_section(name, command, body)
+    print(body)
+    return body

@@ -21,7 +21,7 @@ import varfunc.optim as optim
 from varfunc import Variable
 from varfunc.train import fit
 
-from .results import write_section
+from .results import publish
 
 HIDDEN = 128
 LR, MOMENTUM = 0.1, 0.9
@@ -228,10 +228,7 @@ def main(argv: list | None = None) -> str:
             *rows,
         ]
     )
-    if not args.no_write:
-        write_section("training", "python -m benchmarks.training", body)
-    print(body)
-    return body
+    return publish("training", "python -m benchmarks.training", body, write=not args.no_write)
 
 
 if __name__ == "__main__":
