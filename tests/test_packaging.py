@@ -123,11 +123,11 @@ def test_ci_runs_make_test():
     assert any(re.search(r"\bmake\s+e2e\b", ln) for ln in code), ".ci/run should call make e2e"
 
 
-def test_nbval_sanitizers_mask_addresses_and_svg():
+def test_nbval_sanitizers_mask_addresses_svg_and_machine_lines():
     nbval_plugin = pytest.importorskip("nbval.plugin", reason="nbval is not installed")
     text = (ROOT / "tests" / "nbval_sanitize.cfg").read_text(encoding="utf-8")
     patterns = nbval_plugin.get_sanitize_patterns(text)
-    assert len(patterns) == 3
+    assert len(patterns) == 4
 
     def clean(s):
         for regex, replace in patterns:
@@ -145,3 +145,6 @@ def test_nbval_sanitizers_mask_addresses_and_svg():
     gpu = "GPU here: {}\npictures: yes"
     assert clean(gpu.format("no (CuPy is not installed)")) == clean(gpu.format("yes, 1 CUDA device(s)"))
     assert clean("pictures: yes") != clean("pictures: no")
+    versions = "Versions here: Python {}, NumPy 2.4.6, varfunc 0.1.0\nplots: yes"
+    assert clean(versions.format("3.11.7")) == clean(versions.format("3.13.1"))
+    assert clean("Versions: 1") != clean("Versions: 2")  # only the chapter's own prefix is masked
