@@ -326,7 +326,7 @@ def _exercise_result(ex: Exercise, plan: Plan, runs: list[CellRun], options: Gra
         return _entry(ex, "crashed", "the kernel died while running your exercise cell (os._exit? a crash?)")
     if solution.status == "error":
         return _entry(ex, "error", f"your exercise cell raised {_error_text(solution)}", **details)
-    if verdict["case"].startswith("not checked:"):  # the guard found replaced library code (guard.py)
+    if verdict.get("not_checked"):  # the guard found replaced library code (guard.py)
         return _entry(ex, "not_checked", verdict["case"], hint=verdict.get("hint"))
     status = "error" if verdict["case"].endswith("raised an error") else "failed"
     return _entry(ex, status, verdict["case"], **details)

@@ -9,8 +9,8 @@ checked, ``Snapshot.replaced()`` lists what the notebook rebound since; if anyth
 scores nothing and the report names what was replaced. Verdicts are shown with the kept ``display``.
 
 This stops one-line shortcuts, not a determined attack on the grader itself (the snapshot lives in
-the same process as the student's code): the README's "What the grader protects against" says
-where the line is and how to grade untrusted code.
+the same process as the student's code): the README's "What the local grader does not protect
+against" says where the line is and how to grade untrusted code.
 """
 
 from __future__ import annotations

@@ -106,13 +106,17 @@ def _tampering(snapshot: Snapshot | None) -> dict:
     """A failed verdict's fields if the notebook replaced library code since the grader's snapshot."""
     if snapshot is None:
         if os.environ.get(GUARD_ENV):
-            return {"case": "not checked: the grader's snapshot of the libraries was removed by the notebook"}
+            return {
+                "not_checked": True,
+                "case": "not checked: the grader's snapshot of the libraries was removed by the notebook",
+            }
         return {}  # run outside the grader (a test, a notebook): nothing to compare with
     replaced = snapshot.replaced()
     if not replaced:
         return {}
     shown = ", ".join(replaced[:5]) + (f" and {len(replaced) - 5} more" if len(replaced) > 5 else "")
     return {
+        "not_checked": True,
         "case": f"not checked: the notebook replaced library code that the checks rely on ({shown})",
         "hint": "grading runs your notebook as written: remove the lines that assign to NumPy, varfunc, "
         "IPython or builtin names, and solve the exercise in its own cell",

@@ -35,17 +35,21 @@ def solution_source(source: str) -> str:
     )
 
 
+def _raw_nbgrader(cell: Any) -> Any:
+    """The cell's nbgrader metadata as stored ({} when it has none; None when metadata is damaged)."""
+    metadata = cell.get("metadata", {})
+    return metadata.get("nbgrader", {}) if isinstance(metadata, dict) else None
+
+
 def nbgrader_meta(cell: Any) -> dict:
     """The cell's nbgrader metadata ({} when it has none, or when it is damaged: not a mapping)."""
-    metadata = cell.get("metadata", {})
-    meta = metadata.get("nbgrader", {}) if isinstance(metadata, dict) else {}
+    meta = _raw_nbgrader(cell)
     return meta if isinstance(meta, dict) else {}
 
 
 def damaged_nbgrader_meta(cell: Any) -> bool:
     """True when the cell has nbgrader metadata that is not a mapping (an edited notebook file)."""
-    metadata = cell.get("metadata", {})
-    return not isinstance(metadata, dict) or not isinstance(metadata.get("nbgrader", {}), dict)
+    return not isinstance(_raw_nbgrader(cell), dict)
 
 
 def solution_cells(nb: Any) -> dict:
