@@ -56,3 +56,34 @@ def test_quick_mode_functions_run_on_tiny_sizes(monkeypatch, capsys):
     report = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
     assert report["ops"] == 200 and report["growth"] >= 0
     assert len(report["time"]) == len(report["paused"]) == 2  # (fastest, median)
+
+
+def test_part_c_table_takes_the_fastest_run_of_each_size(monkeypatch):
+    monkeypatch.setattr(run, "torch", None)
+    calls = []
+
+    def in_process(ops, rounds, impl, first):
+        calls.append((ops, impl, first))
+        return run.chain_child(ops, rounds, impl, first)
+
+    monkeypatch.setattr(run, "run_chain_child", in_process)
+    body, time_ok, mem_ok = run.part_c([100, 1000], {100: 1, 1000: 1}, repeats=2)
+    # sizes take turns, and only the first repeat measures memory and the paused collector
+    assert calls == [
+        (100, "varfunc", True),
+        (1000, "varfunc", True),
+        (100, "varfunc", False),
+        (1000, "varfunc", False),
+    ]
+    rows = [line for line in body.splitlines() if line.startswith("| 1")]
+    assert [row.split(" | ")[0] for row in rows] == ["| 100", "| 1,000"]
+    assert rows[0].split(" | ")[3] == "-" and rows[1].split(" | ")[3].endswith("x")
+    assert "n/a" in rows[1]  # no PyTorch column without PyTorch
+    assert isinstance(time_ok, bool) and isinstance(mem_ok, bool)
+
+
+def test_torch_chain_child_reports_its_timing(capsys):
+    pytest.importorskip("torch")
+    report = run.chain_child(200, rounds=1, impl="torch", first=True)
+    assert report["impl"] == "torch" and report["growth"] is None and report["paused"] is None
+    assert 0 < report["time"][0] <= report["time"][1]
