@@ -251,3 +251,87 @@ def test_a_function_object_runs_once():
     mul(a, b)
     with pytest.raises(vf.VarfuncError, match=r"Mul\(\) was already called.*Mul\(\)\(\.\.\.\)"):
         mul(b, a)
+
+
+class DoubleInPlaceReturningACopy(Function):
+    """Changes its input in place, marks it dirty, but returns a new array: a misuse."""
+
+    def forward(self, a):
+        a *= 2
+        self.mark_dirty(a)
+        return a + 0
+
+    def backward(self, g):
+        return g * 2
+
+
+class DoubleInPlace(Function):
+    def forward(self, a):
+        a *= 2
+        self.mark_dirty(a)
+        return a
+
+    def backward(self, g):
+        return g * 2
+
+
+class DoubleInPlaceSavingAStranger(DoubleInPlace):
+    def forward(self, a):
+        result = super().forward(a)
+        self.save_for_backward(a * 2)  # neither an input nor an output
+        return result
+
+
+def test_mark_dirty_on_an_input_that_is_not_returned_is_an_error_and_still_counts_the_change():
+    w = Variable(np.array([1.0, 2.0]))
+    h = w * 1.0
+    z = h * w  # Mul saves h
+    with pytest.raises(vf.VarfuncError, match="DoubleInPlaceReturningACopy: forward marked an input dirty"):
+        DoubleInPlaceReturningACopy()(h)
+    assert h.data.tolist() == [2.0, 4.0] and h._version[0] == 1
+    with pytest.raises(vf.InplaceError, match="saved tensor"):  # never the gradient of the old h
+        z.sum().backward()
+
+
+def test_a_custom_function_cannot_change_a_leaf_that_requires_grad_in_place():
+    x = Variable(np.array([1.0, 2.0]))
+    leaf = x.creator
+    with pytest.raises(vf.InplaceError, match="DoubleInPlace: forward changed a leaf Variable"):
+        DoubleInPlace()(x)
+    assert x.creator is leaf and x._version[0] == 1  # the data did change: its version says so
+
+
+def test_a_bad_save_is_refused_before_the_dirty_input_joins_the_graph():
+    w = Variable(np.array([1.0]))
+    h = w * 1.0
+    creator = h.creator
+    with pytest.raises(vf.VarfuncError, match="argument 0 is neither an input nor an output"):
+        DoubleInPlaceSavingAStranger()(h)
+    assert h.creator is creator and h._version[0] == 1
+    h.sum().backward()  # through the original graph only
+    assert w.grad.tolist() == [1.0]
+
+
+def test_remove_hook_removes_only_this_outputs_hook():
+    x = Variable(np.array([[1.0, 3.0], [4.0, 2.0]]))
+    values, indices = x.max(1)
+    seen = []
+    values.register_hook("h", lambda g: seen.append(g))
+    with pytest.raises(vf.VarfuncError, match="no hook named 'h' on this output of"):
+        indices.remove_hook("h")
+    values.sum().backward()
+    assert len(seen) == 1  # still registered
+    values.remove_hook("h")
+    with pytest.raises(vf.BackwardError, match="volatile Variable has no hooks"):
+        Variable(np.ones(1), volatile=True).remove_hook("h")
+
+
+def test_an_index_array_changed_after_indexing_does_not_move_the_gradient():
+    x = Variable(np.arange(4.0))
+    idx = Variable(np.array([0, 1]))
+    key = np.array([0, 0, 3])
+    y = x[idx] * 1 + x[key].sum()
+    idx.add_(2)
+    key[:] = 1
+    y.sum().backward()
+    assert x.grad.tolist() == [1.0 + 4.0, 1.0, 0.0, 2.0]

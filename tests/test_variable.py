@@ -1,6 +1,7 @@
 """Variable: construction, requires_grad and volatile rules, grad, backward errors, repr, copying."""
 
 import copy
+import pickle
 
 import numpy as np
 import pytest
@@ -229,3 +230,50 @@ def test_a_gradient_of_the_wrong_shape_cannot_be_assigned():
     with pytest.raises(vf.ShapeError, match=r"grad: got shape \(2,\) for a Variable of shape \(3,\)"):
         x.grad = np.ones(2)
     assert x.grad.tolist() == [0.0, 0.0, 0.0]
+
+
+def test_data_and_grad_assignments_are_checked_before_anything_changes():
+    x = Variable(np.array([1.0, 2.0]))
+    with pytest.raises(vf.ShapeError, match=r"data: got shape \(3,\) for a Variable of shape \(2,\)"):
+        x.data = np.zeros(3)
+    with pytest.raises(vf.DTypeError, match=r"grad: got a Variable; assign its array \(grad = other.data\)"):
+        x.grad = Variable(np.zeros(2))
+    with pytest.raises(vf.DTypeError, match="grad: got int64 for a Variable of float64"):
+        x.grad = np.zeros(2, dtype=np.int64)
+    assert x.data.tolist() == [1.0, 2.0] and x._version[0] == 0 and x._grad is None
+    x.data = np.array([3.0, 4.0], dtype=np.float32)  # a new dtype is fine: same shape
+    assert x.dtype == np.float32 and x._version[0] == 1
+
+
+def test_volatile_and_non_differentiable_variables_explain_themselves():
+    v = Variable(np.ones(2), volatile=True)
+    with pytest.raises(vf.BackwardError, match="a volatile Variable never requires grad"):
+        v.requires_grad = True
+    copied = copy.deepcopy(v)
+    assert copied.volatile and copied.data is not v.data and copied.data.tolist() == [1.0, 1.0]
+    values, indices = Variable(np.array([[1.0, 3.0]])).max(1)
+    with pytest.raises(vf.BackwardError, match=r"this output of Max\(.*\) is not differentiable"):
+        indices.backward()
+
+
+def test_backward_with_an_engine_name_instead_of_an_engine():
+    x = Variable(np.ones(1))
+    with pytest.raises(vf.BackwardError, match=r"engine=ExecutionEngine\(order='fifo'\)"):
+        (x * 2).backward(engine="fifo")
+    assert x._grad is None
+
+
+def test_shallow_copies_and_pickles_are_refused_clearly():
+    x = Variable(np.ones(2))
+    with pytest.raises(vf.BackwardError, match=r"x.clone\(\).*copy.deepcopy\(x\)"):
+        copy.copy(x)
+    with pytest.raises(TypeError, match=r"pickle its array, x.data"):
+        pickle.dumps(x)
+
+
+def test_a_hook_on_a_leafs_creator_is_called():
+    x = Variable(np.array([1.0, 2.0]))
+    seen = []
+    x.creator.register_hook("h", lambda grad_input, grad_output: seen.append((grad_input, grad_output)))
+    (x * 3).sum().backward()
+    assert len(seen) == 1 and seen[0][0] == () and seen[0][1][0].tolist() == [3.0, 3.0]

@@ -115,6 +115,7 @@ class Function(ModernFunctionNames):
         dirty = self.dirty_tensors
         if dirty is not None:  # (reset only when set: a new attribute on every op costs time)
             self.dirty_tensors = None
+            self._take_dirty_inputs(input, raw_outputs, dirty)
         # One plain loop over the inputs collects the graph fields: this runs for every op, and a
         # loop costs about half of what one generator expression per field would.
         volatile = False
@@ -170,14 +171,42 @@ class Function(ModernFunctionNames):
             outputs.append(input[0]._make_output(array, creator))
         return tuple(outputs)
 
+    def _take_dirty_inputs(self, input, raw_outputs, dirty) -> None:
+        """Count the in-place change of each input forward marked dirty; refuse what would go wrong.
+
+        Runs before the graph is touched. The version goes up even when an error follows: the data
+        has changed, and every Function that saved it must notice.
+        """
+        changed = []
+        for array in dirty:
+            owner = next((v for v in input if v._data is array), None)
+            if owner is None:
+                raise VarfuncError(f"{self!r}: mark_dirty() got an array that is not one of the inputs")
+            changed.append(owner)
+        for variable in changed:
+            variable._version[0] += 1
+        name = type(self).__name__
+        for variable in changed:
+            if variable.is_leaf and variable.requires_grad:
+                raise InplaceError(
+                    f"{name}: forward changed a leaf Variable that requires grad in place "
+                    "(mark_dirty), so its gradient would no longer match its data; work on a copy "
+                    "(x.clone()) or on a Variable that does not require grad"
+                )
+        for array in dirty:
+            if not _is_one_of(array, raw_outputs):
+                raise VarfuncError(
+                    f"{name}: forward marked an input dirty (mark_dirty) but did not return it; an "
+                    "in-place op must return the array it changed, as its output"
+                )
+        for position, tensor in enumerate(self.to_save or ()):  # _save would refuse these too late
+            if tensor is not None and not _is_one_of(tensor, raw_outputs):
+                if not any(tensor is v._data for v in input):
+                    raise self._not_input_or_output(position)
+
     def _rebase_dirty_input(self, input, array, creator):
         """The input whose array forward changed in place becomes this Function's output."""
-        for variable in input:
-            if variable._data is array:
-                break
-        else:
-            raise VarfuncError(f"{self!r}: mark_dirty() got an array that is not one of the inputs")
-        variable._version[0] += 1
+        variable = next(v for v in input if v._data is array)  # _take_dirty_inputs checked it is one
         if creator is not None and self.requires_grad:
             variable.creator = creator
             variable._requires_grad = None
@@ -205,14 +234,17 @@ class Function(ModernFunctionNames):
             if tensor is None:
                 records.append(None)
             elif owner is None:
-                raise VarfuncError(
-                    f"{self!r}.save_for_backward: argument {position} is neither an input nor an "
-                    "output of forward; keep other arrays as attributes (self.mask = ...)"
-                )
+                raise self._not_input_or_output(position)
             else:
                 records.append((owner._data, owner._version, owner._version[0]))
         self._saved = tuple(records)
         self.to_save = None
+
+    def _not_input_or_output(self, position: int) -> VarfuncError:
+        return VarfuncError(
+            f"{self!r}.save_for_backward: argument {position} is neither an input nor an "
+            "output of forward; keep other arrays as attributes (self.mask = ...)"
+        )
 
     # --- backward ------------------------------------------------------------------------------
 
@@ -270,12 +302,19 @@ class Function(ModernFunctionNames):
         index = None if variable is None else self.output_ids[id(variable)]
         self.backward_hooks[name] = (hook, index)
 
-    def remove_hook(self, name: str) -> None:
-        """Remove the hook registered under name."""
-        if not self.backward_hooks or name not in self.backward_hooks:
-            known = list(self.backward_hooks or ())
-            raise VarfuncError(f"no hook named {name!r} on {self!r} (registered: {known})")
-        del self.backward_hooks[name]
+    def remove_hook(self, name: str, variable: Any = None) -> None:
+        """Remove the hook registered under name (only if it is variable's, when one is given)."""
+        hooks = self.backward_hooks or {}
+        entry = hooks.get(name)
+        if entry is not None and variable is not None and entry[1] != self.output_ids.get(id(variable)):
+            entry = None  # a sibling output's hook, or this Function's own: not variable's to remove
+        if entry is None:
+            where = f"on {self!r}" if variable is None else f"on this output of {self!r}"
+            raise VarfuncError(
+                f"no hook named {name!r} {where} (registered: {list(hooks)}); a hook registered "
+                "before an in-place op stays with the Function that made the earlier value"
+            )
+        del hooks[name]
 
     def _run_variable_hooks(self, grad_output: tuple) -> tuple:
         grads = list(grad_output)

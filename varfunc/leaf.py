@@ -32,6 +32,7 @@ class Leaf(Function):
         """Run the hooks, then add the summed gradient into variable.grad once."""
         if self.backward_hooks:
             grad_output = self._run_variable_hooks(grad_output)
+            self._run_function_hooks((), grad_output)  # a Leaf has no inputs: grad_input is ()
         (grad,) = grad_output
         variable = self._variable()
         if variable is not None:

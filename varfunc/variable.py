@@ -55,7 +55,8 @@ class Variable(VariableMethods, ModernVariableNames):
 
     @data.setter
     def data(self, value: Any) -> None:
-        self._data = as_array(value)
+        value = self._checked_array("data", value)
+        self._data = value
         self._version[0] += 1  # x.data -= lr * g ends with this assignment: saved copies see it
 
     @property
@@ -68,18 +69,30 @@ class Variable(VariableMethods, ModernVariableNames):
     @grad.setter
     def grad(self, value: Any) -> None:
         if value is not None:
-            value = as_array(value)
-            if value.shape != self._data.shape:
-                raise ShapeError(
-                    f"grad: got shape {value.shape} for a Variable of shape {self._data.shape}; "
-                    "assign an array of the Variable's shape, or None"
-                )
-            if device_of(value) != self.device:
-                raise DeviceError(
-                    f"grad: got an array on {device_of(value)} for a Variable on {self.device}; "
-                    "the gradient lives with the data: move it with backend.to_device first"
+            value = self._checked_array("grad", value)
+            if value.dtype != self._data.dtype:
+                raise DTypeError(
+                    f"grad: got {value.dtype} for a Variable of {self._data.dtype}; the gradient has "
+                    f"the data's dtype: assign value.astype({self._data.dtype}) or None"
                 )
         self._grad = value
+
+    def _checked_array(self, name: str, value: Any) -> Any:
+        """value for .data or .grad: an array of this Variable's shape, on its device."""
+        if isinstance(value, Variable):
+            raise DTypeError(f"{name}: got a Variable; assign its array ({name} = other.data)")
+        value = as_array(value)
+        if value.shape != self._data.shape:
+            raise ShapeError(
+                f"{name}: got shape {value.shape} for a Variable of shape {self._data.shape}; "
+                f"assign an array of the Variable's shape (make a new Variable for another shape)"
+            )
+        if device_of(value) != self.device:
+            raise DeviceError(
+                f"{name}: got an array on {device_of(value)} for a Variable on {self.device}; "
+                "move it with backend.to_device first"
+            )
+        return value
 
     def _accumulate_grad(self, grad: Any) -> None:
         """Add grad into .grad (its own array: the incoming one may be borrowed)."""
@@ -102,6 +115,8 @@ class Variable(VariableMethods, ModernVariableNames):
 
     @requires_grad.setter
     def requires_grad(self, value: bool) -> None:
+        if self.creator is None:
+            raise BackwardError("requires_grad: a volatile Variable never requires grad")
         if not isinstance(self.creator, Leaf):
             raise BackwardError(
                 f"requires_grad can only be set on Variables you created (leaves); this one was "
@@ -191,6 +206,11 @@ class Variable(VariableMethods, ModernVariableNames):
                 "backward: called on a volatile Variable; volatile Variables record no graph "
                 "(make the inputs with volatile=False to get gradients)"
             )
+        if self._requires_grad is False and self.creator.requires_grad:
+            raise BackwardError(
+                f"backward: this output of {self.creator!r} is not differentiable (indices, masks: "
+                "mark_non_differentiable), so no gradient flows from it; call backward on the values"
+            )
         if not self.requires_grad:
             raise BackwardError(
                 "backward: called on a Variable that doesn't require grad; no input of its graph "
@@ -206,6 +226,11 @@ class Variable(VariableMethods, ModernVariableNames):
             gradient = get_array_module(self._data).ones_like(self._data)
         else:
             gradient = self._seed(gradient)
+        if engine is not None and not hasattr(engine, "run_backward"):
+            raise BackwardError(
+                f"backward: engine must be an ExecutionEngine, got {engine!r}; for the FIFO order pass "
+                "engine=ExecutionEngine(order='fifo')"
+            )
         (engine or self._execution_engine).run_backward(self, gradient, recorder)
 
     def _seed(self, gradient: Any) -> Any:
@@ -234,7 +259,9 @@ class Variable(VariableMethods, ModernVariableNames):
 
     def remove_hook(self, name: str) -> None:
         """Remove the hook registered under name."""
-        self.creator.remove_hook(name)
+        if self.creator is None:
+            raise BackwardError(f"remove_hook: a volatile Variable has no hooks (asked for {name!r})")
+        self.creator.remove_hook(name, self)
 
     # --- used by Function ------------------------------------------------------------------------
 
@@ -284,7 +311,23 @@ class Variable(VariableMethods, ModernVariableNames):
             f"[{self.dtype} of size {self.shape} on {self.device}{flags}{made_by}]"
         )
 
+    def __copy__(self) -> Variable:
+        raise BackwardError(
+            "copy.copy of a Variable is not supported: use x.clone() (a copy inside the graph) or "
+            "copy.deepcopy(x) (a new leaf with copied data)"
+        )
+
+    def __reduce_ex__(self, protocol: Any) -> Any:
+        raise TypeError(
+            "a Variable cannot be pickled (its graph is not data); pickle its array, x.data, and "
+            "wrap it again with Variable(...) after loading"
+        )
+
     def __deepcopy__(self, memo: dict) -> Variable:
+        if self.creator is None:  # volatile: a user-created Variable that records no graph
+            copy = Variable(self._data.copy(), volatile=True)
+            memo[id(self)] = copy
+            return copy
         if not isinstance(self.creator, Leaf):
             raise BackwardError(
                 "Only Variables created explicitly by the user (graph leaves) support the deepcopy "

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ..backend import get_array_module
 from ..function import Function
-from .utils import check_dim
+from .utils import normalize_dims
 
 
 class Softmax(Function):
@@ -14,7 +14,7 @@ class Softmax(Function):
         self.dim = dim
 
     def forward(self, a):
-        axis = check_dim("softmax", self.dim, a.ndim)
+        axis = normalize_dims("softmax", self.dim, a.ndim)  # () for a 0-d a: its softmax is 1
         shifted = get_array_module(a).exp(a - a.max(axis=axis, keepdims=True))
         result = shifted / shifted.sum(axis=axis, keepdims=True)
         self.save_for_backward(result)
@@ -22,7 +22,7 @@ class Softmax(Function):
 
     def backward(self, grad_output):
         (y,) = self.saved_tensors
-        axis = check_dim("softmax", self.dim, y.ndim)
+        axis = normalize_dims("softmax", self.dim, y.ndim)
         return y * (grad_output - (grad_output * y).sum(axis=axis, keepdims=True))
 
     def extra_repr(self) -> str:
@@ -37,7 +37,7 @@ class LogSoftmax(Function):
 
     def forward(self, a):
         xp = get_array_module(a)
-        axis = check_dim("log_softmax", self.dim, a.ndim)
+        axis = normalize_dims("log_softmax", self.dim, a.ndim)  # () for a 0-d a: log 1 = 0
         shifted = a - a.max(axis=axis, keepdims=True)
         result = shifted - xp.log(xp.exp(shifted).sum(axis=axis, keepdims=True))
         self.save_for_backward(result)
@@ -45,7 +45,7 @@ class LogSoftmax(Function):
 
     def backward(self, grad_output):
         (y,) = self.saved_tensors
-        axis = check_dim("log_softmax", self.dim, y.ndim)
+        axis = normalize_dims("log_softmax", self.dim, y.ndim)
         xp = get_array_module(y)
         return grad_output - xp.exp(y) * grad_output.sum(axis=axis, keepdims=True)
 

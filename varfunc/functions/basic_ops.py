@@ -5,8 +5,10 @@ from __future__ import annotations
 import math
 from typing import Any
 
+import numpy as np
+
 from ..backend import get_array_module
-from ..errors import InplaceError
+from ..errors import DTypeError, InplaceError
 from ..function import Function, InplaceFunction
 from .utils import broadcast_error, sum_to_shape
 
@@ -78,7 +80,8 @@ class Div(Function):
     def backward(self, grad_output):
         a, b = self.saved_tensors
         grad_a = sum_to_shape(grad_output / b, a.shape) if self.needs_input_grad[0] else None
-        grad_b = sum_to_shape(-grad_output * a / (b * b), b.shape) if self.needs_input_grad[1] else None
+        # -g a / b^2, written (a / b) / b: b * b underflows to 0 for tiny b where the result does not
+        grad_b = sum_to_shape(-grad_output * (a / b) / b, b.shape) if self.needs_input_grad[1] else None
         return grad_a, grad_b
 
 
@@ -86,6 +89,8 @@ class Pow(Function):
     """a ** b (elementwise)."""
 
     def forward(self, a, b):
+        if _is_integer(a) and _is_integer(b) and (b < 0).any():
+            raise _negative_integer_power(a.dtype)
         try:
             result = a**b
         except ValueError:
@@ -97,13 +102,26 @@ class Pow(Function):
         a, b, result = self.saved_tensors
         xp = get_array_module(a)
         grad_a = grad_b = None
-        if self.needs_input_grad[0]:
-            grad_a = sum_to_shape(grad_output * b * a ** (b - 1), a.shape)
-        if self.needs_input_grad[1]:
-            # d(a^b)/db = a^b ln a; where a == 0 the limit is 0 (as PyTorch), not 0 * -inf.
-            log_a = xp.log(xp.where(a == 0, 1, a))
-            grad_b = sum_to_shape(grad_output * result * log_a, b.shape)
+        with np.errstate(divide="ignore", invalid="ignore"):  # 0 ** -1 and ln 0 are inf, as they should be
+            if self.needs_input_grad[0]:
+                # d(a^b)/da = b a^(b-1); where b == 0 the power is flat, 0 (not 0 * inf at a == 0)
+                grad_a = sum_to_shape(grad_output * xp.where(b == 0, 0, b * a ** (b - 1)), a.shape)
+            if self.needs_input_grad[1]:
+                # d(a^b)/db = a^b ln a; at a == 0 with b >= 0 the limit is 0, not 0 * -inf (as PyTorch)
+                d_b = xp.where((a == 0) & (b >= 0), 0, result * xp.log(a))
+                grad_b = sum_to_shape(grad_output * d_b, b.shape)
         return grad_a, grad_b
+
+
+def _is_integer(array: Any) -> bool:
+    return array.dtype.kind in "iub"
+
+
+def _negative_integer_power(dtype: Any) -> DTypeError:
+    return DTypeError(
+        f"pow: an integer ({dtype}) base to a negative integer power is a fraction, which integer "
+        "data cannot hold; convert the base first (.double()) or use a float exponent"
+    )
 
 
 class AddConstant(InplaceFunction):
@@ -214,21 +232,29 @@ class PowConstant(Function):
     def forward(self, a):
         if self.tensor_power:
             result = self.constant**a
-            self.save_for_backward(result)
+            self.save_for_backward(a, result)
             return result
+        if _is_integer(a) and isinstance(self.constant, (int, np.integer)) and self.constant < 0:
+            raise _negative_integer_power(a.dtype)
         self.save_for_backward(a)
         return a**self.constant
 
     def backward(self, grad_output):
         if self.tensor_power:
-            (result,) = self.saved_tensors
+            a, result = self.saved_tensors
             if self.constant > 0:
                 return grad_output * result * math.log(self.constant)
-            # ln c does not exist: 0 ** a is flat (0 for a > 0), and a negative base has no real
-            # derivative, so its gradient is nan (both as in PyTorch) rather than a crash in math.log.
-            return grad_output * (0.0 if self.constant == 0 else math.nan)
+            if self.constant == 0:
+                # ln 0 = -inf: 0 ** a is flat for a >= 0 (gradient 0) and is inf for a < 0, where
+                # the gradient inf * ln 0 is -inf (both as in PyTorch)
+                return grad_output * get_array_module(a).where(a >= 0, 0.0, -math.inf)
+            # a negative base has no real derivative: nan (as PyTorch), not a crash in math.log
+            return grad_output * math.nan
         (a,) = self.saved_tensors
-        return grad_output * self.constant * a ** (self.constant - 1)
+        if self.constant == 0:  # a ** 0 is 1 everywhere: gradient 0, also at a == 0 (not 0 * inf)
+            return get_array_module(a).zeros_like(grad_output)
+        with np.errstate(divide="ignore"):  # 0 ** -1 is inf: the gradient there is inf, as it should be
+            return grad_output * self.constant * a ** (self.constant - 1)
 
     def extra_repr(self) -> str:
         return f"{self.constant!r}, tensor_power=True" if self.tensor_power else repr(self.constant)

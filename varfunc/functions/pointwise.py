@@ -63,13 +63,11 @@ class Sigmoid(_SavesOutput):
     """1 / (1 + e^-a); d/da = y (1 - y)."""
 
     def apply(self, xp, a, out=None):
-        # 0.5 (1 + tanh(a/2)) equals the sigmoid and never overflows for large |a|. The steps below
-        # write into result, so it must be an array (a ufunc turns a 0-d input into a scalar).
-        result = xp.multiply(a, 0.5, out=xp.empty_like(a) if out is None else out)
-        xp.tanh(result, out=result)
-        result += 1
-        result *= 0.5
-        return result
+        # 1 / (1 + e^-a) for a >= 0 and e^a / (1 + e^a) for a < 0: with e = e^-|a| <= 1 nothing
+        # overflows, and tiny results for very negative a keep their digits (0.5 (1 + tanh(a/2))
+        # rounds them to 0: sigmoid(-20) was 0 in float32).
+        e = xp.exp(-xp.abs(a))
+        return xp.divide(xp.where(a >= 0, xp.ones_like(e), e), 1 + e, out=out)
 
     def derivative(self, y, g):
         return g * y * (1 - y)

@@ -6,6 +6,7 @@ Variable owns its memory and an in-place change to one never changes another.
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 import numpy as np
@@ -13,14 +14,23 @@ import numpy as np
 from ..backend import device_of, get_array_module, scatter_add, to_device
 from ..errors import ShapeError
 from ..function import Function
-from .utils import check_dim, sum_to_shape
+from .utils import check_dim, normalize_dims, sum_to_shape
 
 
 def _unwrap_key(key: Any) -> Any:
-    """An index key with any Variables in it replaced by their arrays."""
+    """An index key with any Variables in it replaced by their arrays, and arrays and lists copied.
+
+    Backward scatters the gradient through the same key, so it must not see later changes to it
+    (idx.add_(1), idx[:] = ...): with the caller's own index array, the gradient would land elsewhere.
+    """
     if isinstance(key, tuple):
         return tuple(_unwrap_key(k) for k in key)
-    return getattr(key, "_data", key)
+    key = getattr(key, "_data", key)
+    if hasattr(key, "shape") and hasattr(key, "copy"):
+        return key.copy()
+    if isinstance(key, list):
+        return copy.deepcopy(key)
+    return key
 
 
 def _is_basic(key: Any) -> bool:
@@ -150,6 +160,9 @@ class Squeeze(Function):
     def forward(self, a):
         if self.dim is None:
             return a.squeeze()
+        if a.ndim == 0:  # dim 0 or -1 of a 0-d Variable: nothing to squeeze (as PyTorch)
+            normalize_dims("squeeze", self.dim, 0)
+            return a
         axis = check_dim("squeeze", self.dim, a.ndim)
         return a.squeeze(axis) if a.shape[axis] == 1 else a
 

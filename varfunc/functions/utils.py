@@ -29,10 +29,15 @@ def broadcast_error(op: str, a: Any, b: Any) -> ShapeError:
 
 
 def normalize_dims(op: str, dim: Any, ndim: int) -> tuple:
-    """dim (an int, a tuple of ints, or None for all) as a sorted tuple of non-negative axes."""
+    """dim (an int, a tuple of ints, or None for all) as a sorted tuple of non-negative axes.
+
+    A 0-d Variable accepts dim 0 or -1, as PyTorch does, and has no axis to reduce: ().
+    """
     if dim is None:
         return tuple(range(ndim))
-    dims = (dim,) if isinstance(dim, int) else tuple(dim)
+    dims = (dim,) if isinstance(dim, int) else dim
+    if not isinstance(dims, (tuple, list)) or not all(isinstance(d, int) for d in dims):
+        raise ShapeError(f"{op}: dim must be an int or a tuple of ints, got {dim!r}")
     axes = []
     for d in dims:
         if not -max(ndim, 1) <= d < max(ndim, 1):
@@ -41,10 +46,14 @@ def normalize_dims(op: str, dim: Any, ndim: int) -> tuple:
                 f"use a dim from {-max(ndim, 1)} to {max(ndim, 1) - 1}"
             )
         axes.append(d % max(ndim, 1))
-    return tuple(sorted(set(axes)))
+    if len(set(axes)) != len(axes):
+        raise ShapeError(f"{op}: dim {tuple(dims)} names one dimension twice; name each once")
+    return tuple(sorted(axes)) if ndim else ()
 
 
 def check_dim(op: str, dim: int, ndim: int) -> int:
     """One dim, checked and made non-negative."""
+    if ndim == 0:
+        raise ShapeError(f"{op}: a 0-d Variable has no dimension {dim!r} to work along; view(1) it first")
     (axis,) = normalize_dims(op, dim, ndim)
     return axis

@@ -1,0 +1,130 @@
+"""Ops at their edge points: where a formula's textbook form gives nan, 0 or inf but the true value
+(the limit, as PyTorch also computes it) is finite or a clean infinity. Each case here was once wrong.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import varfunc as vf
+from varfunc import Variable
+
+
+def grads_of(fn, *arrays):
+    """Leaf gradients of fn(*leaves).sum(), with NumPy's warnings for inf and nan in forward off."""
+    leaves = [Variable(a) for a in arrays]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out = fn(*leaves)
+    out.sum().backward()
+    return [leaf.grad for leaf in leaves]
+
+
+def test_a_power_of_zero_is_flat_even_at_zero():
+    (g,) = grads_of(lambda x: x**0, np.array([0.0, 2.0]))
+    assert g.tolist() == [0.0, 0.0]  # b a^(b-1) would be 0 * inf = nan at a = 0
+    g_a, g_b = grads_of(lambda a, b: a**b, np.array([0.0]), np.array([0.0]))
+    assert g_a.tolist() == [0.0] and g_b.tolist() == [0.0]
+
+
+def test_pow_at_a_zero_base():
+    g_a, g_b = grads_of(lambda a, b: a**b, np.array([0.0, 0.0, 2.0]), np.array([2.0, -1.0, 3.0]))
+    assert g_a.tolist() == [0.0, -np.inf, 12.0]
+    # d(a^b)/db = a^b ln a: 0 where the power is 0 (b > 0), -inf where it is inf (b < 0)
+    assert g_b[:2].tolist() == [0.0, -np.inf] and g_b[2] == pytest.approx(8 * np.log(2))
+    (g,) = grads_of(lambda x: 0.0**x, np.array([-1.0, 0.0, 2.0]))
+    assert g.tolist() == [-np.inf, 0.0, 0.0]
+
+
+@pytest.mark.parametrize("dtype, low", [(np.float32, -80.0), (np.float64, -700.0)])
+def test_sigmoid_keeps_its_digits_far_below_zero(dtype, low):
+    a = np.linspace(low, -low, 2001).astype(dtype)
+    want = np.exp(-np.logaddexp(0.0, -a.astype(np.float64)))  # 1 / (1 + e^-a), without overflow
+    x = Variable(a)
+    y = x.sigmoid()
+    assert y.dtype == dtype
+    rtol = 1e-6 if dtype == np.float32 else 1e-14
+    np.testing.assert_allclose(y.data, want, rtol=rtol)
+    y.sum().backward()
+    # y (1 - y), as PyTorch computes it too: near y = 1 the difference 1 - y carries about one
+    # rounding error of y, so it is checked to that absolute accuracy
+    np.testing.assert_allclose(x.grad, want * (1 - want), rtol=10 * rtol, atol=np.finfo(dtype).eps)
+    assert Variable(np.array(-40.0)).sigmoid().log().item() == pytest.approx(-40.0)
+
+
+def test_sigmoid_in_place_gives_the_same_values():
+    a = np.array([-30.0, -1.0, 0.0, 2.0])
+    x = Variable(a.copy(), requires_grad=False)
+    x.sigmoid_()
+    np.testing.assert_allclose(x.data, Variable(a).sigmoid().data, rtol=0)
+
+
+def test_the_divisor_gradient_does_not_overflow_through_b_squared():
+    tiny = np.array([1e-25], dtype=np.float32)  # tiny * tiny underflows to 0 in float32
+    _, g_b = grads_of(lambda a, b: a / b, tiny, tiny.copy())
+    np.testing.assert_allclose(g_b, [-1e25], rtol=1e-6)
+    assert g_b.dtype == np.float32
+
+
+@pytest.mark.parametrize(
+    "method, m, a, b",
+    [
+        ("addmm", np.full((2, 2), np.nan), np.eye(2), np.arange(4.0).reshape(2, 2)),
+        ("addmv", np.full(2, np.inf), np.eye(2), np.arange(2.0)),
+        ("addr", np.full((2, 3), np.nan), np.arange(2.0), np.arange(3.0)),
+    ],
+)
+def test_a_zero_weight_leaves_the_added_term_out(method, m, a, b):
+    product = np.outer(a, b) if method == "addr" else a @ b
+    out = getattr(Variable(m), method)(Variable(a), Variable(b), alpha=0, beta=2)
+    np.testing.assert_array_equal(out.data, 2 * product)
+    out.sum().backward()
+
+
+def test_integer_to_a_negative_integer_power_is_a_clear_error():
+    ints = Variable(np.array([1, 2, 3]))
+    with pytest.raises(vf.DTypeError, match=r"pow: an integer \(int64\) base.*\.double\(\)"):
+        ints ** Variable(np.array([-1, 1, 2]))
+    with pytest.raises(vf.DTypeError, match="pow: an integer"):
+        ints**-1
+    assert (ints**2).data.tolist() == [1, 4, 9]
+    np.testing.assert_allclose((ints**-1.0).data, [1.0, 0.5, 1 / 3])
+
+
+def test_edge_points_match_torch():
+    torch = pytest.importorskip("torch")
+    cases = [
+        (lambda a, b: a**b, [np.array([0.0, 0.0, 0.0, 2.0]), np.array([0.0, 2.0, -1.0, -0.5])]),
+        (lambda a: a**0, [np.array([0.0, -1.0])]),
+        (lambda a: 0.0**a, [np.array([-2.0, 0.0, 0.5])]),
+        (lambda a: a.sigmoid() if hasattr(a, "sigmoid") else None, [np.array([-745.0, -40.0, 0.0, 40.0])]),
+        (lambda a, b: a / b, [np.array([1e-200]), np.array([1e-170])]),
+    ]
+    for fn, arrays in cases:
+        ours = grads_of(fn, *arrays)
+        tensors = [torch.tensor(a, requires_grad=True) for a in arrays]
+        fn(*tensors).sum().backward()
+        for got, tensor in zip(ours, tensors):
+            np.testing.assert_allclose(got, tensor.grad.numpy(), rtol=1e-12, atol=1e-300)  # denormals
+
+
+def test_a_0d_variable_takes_dim_0_or_minus_1_where_pytorch_does():
+    x = Variable(np.array(2.0))
+    assert x.sum(0).item() == 2.0 and x.mean(-1).item() == 2.0
+    assert x.squeeze(0).item() == 2.0
+    y = x.softmax(0)
+    assert y.item() == 1.0 and x.log_softmax(-1).item() == 0.0
+    (y * 5).backward()
+    assert x.grad.item() == 0.0  # the softmax of one element is 1 whatever it is
+    with pytest.raises(vf.ShapeError, match=r"max: a 0-d Variable has no dimension 0 to work along"):
+        x.max(0)
+    with pytest.raises(vf.ShapeError, match="sum: dim 1 is out of range"):
+        x.sum(1)
+
+
+def test_reduction_dims_are_checked():
+    x = Variable(np.ones((2, 3)))
+    with pytest.raises(vf.ShapeError, match=r"sum: dim \(0, -2\) names one dimension twice"):
+        x.sum((0, -2))
+    with pytest.raises(vf.ShapeError, match="mean: dim must be an int or a tuple of ints, got 0.5"):
+        x.mean(0.5)
