@@ -154,3 +154,13 @@ def test_train_test_split():
     assert sorted(np.concatenate([y_train, y_test]).tolist()) == list(range(10))
     with pytest.raises(ValueError, match="test_fraction"):
         data.train_test_split(X, test_fraction=1.5)
+
+
+def test_train_test_split_needs_arrays_of_one_length():
+    X = np.zeros((10, 1))
+    with pytest.raises(ShapeError, match=r"the arrays have \[10, 12\] rows"):
+        data.train_test_split(X, np.arange(12))
+    with pytest.raises(ValueError, match="pass the arrays to split"):
+        data.train_test_split()
+    with pytest.raises(ValueError, match="at least 2 samples"):
+        data.train_test_split(X[:1])

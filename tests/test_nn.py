@@ -366,6 +366,10 @@ def test_load_state_dict_errors_leave_the_model_alone():
     wrong["fc1.weight"] = np.zeros((4, 3))
     with pytest.raises(ShapeError, match=r"'fc1.bias' has shape \(5,\) in the state dict but \(4,\)"):
         model.load_state_dict(wrong)
+    unreadable = {name: np.zeros_like(value) for name, value in model.state_dict().items()}
+    unreadable["scale"] = np.array(["x", "y"])  # the last entry read, after the layers' arrays
+    with pytest.raises(DTypeError, match="'scale' is a ndarray that cannot become float64"):
+        model.load_state_dict(unreadable)
     for name, value in model.state_dict().items():
         np.testing.assert_array_equal(value, before[name])
 
@@ -469,3 +473,12 @@ def test_import_stays_light():
         "assert not heavy, heavy"
     )
     subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT)
+
+
+def test_a_parameter_can_only_be_replaced_by_a_parameter_or_none():
+    layer = nn.Linear(2, 2)
+    with pytest.raises(TypeError, match="cannot assign a Variable as parameter 'weight' of Linear"):
+        layer.weight = Variable(np.ones((2, 2), dtype=np.float32))
+    assert [name for name, _ in layer.named_parameters()] == ["weight", "bias"]
+    layer.bias = None
+    assert [name for name, _ in layer.named_parameters()] == ["weight"]

@@ -250,3 +250,21 @@ def test_optimizer_errors_are_clear():
         optim.Adam(params, betas=(0.9, 1.0))
     with pytest.raises(ValueError, match="unknown setting 'momentum'"):
         optim.Adam([{"params": params, "momentum": 0.9}])
+
+
+def test_an_optimizer_refuses_a_computed_variable():
+    x = Variable(np.ones(2))
+    with pytest.raises(ValueError, match=r"parameter 0 \(shape \(2,\)\) was computed by MulConstant"):
+        optim.SGD([x * 2], lr=0.5)
+
+
+@pytest.mark.parametrize("make", [lambda ps: optim.SGD(ps, lr=0.1, momentum=0.9), lambda ps: optim.Adam(ps)])
+def test_a_parameter_frozen_after_the_optimizer_was_made_is_left_alone(make):
+    frozen, trained = Variable(np.ones(2)), Variable(np.ones(2))
+    optimizer = make([frozen, trained])
+    frozen.requires_grad = False
+    optimizer.zero_grad()
+    ((frozen + trained) ** 2).sum().backward()
+    optimizer.step()
+    assert frozen.data.tolist() == [1.0, 1.0] and frozen.grad is None
+    assert (trained.data < 1.0).all()

@@ -210,3 +210,21 @@ def test_history_and_decision_boundary_plots():
     with pytest.raises(ValueError, match=r"\(N, 2\)"):
         plot_decision_boundary(model, np.ones((3, 3)), y[:3])
     plt.close("all")
+
+
+def test_an_epoch_loss_weights_each_batch_by_its_rows():
+    rng = np.random.default_rng(0)
+    X, Y = rng.standard_normal((10, 3)), rng.standard_normal((10, 1))
+    nn.manual_seed(0)
+    model = nn.Linear(3, 1, dtype=np.float64)
+    history = fit(
+        model,
+        nn.mse_loss,
+        optim.SGD(model.parameters(), lr=0.0),
+        (X, Y),
+        batch_size=4,
+        progress=False,
+        val_data=(X, Y),
+    )  # lr 0: the model stays fixed, so the epoch's mean is the loss over all ten rows
+    assert len(history.losses) == 3  # batches of 4, 4 and 2 rows
+    assert history.epoch_losses[0] == pytest.approx(history.val_metrics["loss"][0], rel=1e-12)

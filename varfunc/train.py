@@ -32,7 +32,8 @@ from .variable import Variable
 class History:
     """What fit() saw: the loss of every step, and per-epoch averages and metrics.
 
-    ``losses[i]`` is the loss of step i; ``epoch_losses[e]`` the mean over epoch e;
+    ``losses[i]`` is the loss of step i; ``epoch_losses[e]`` the mean over epoch e, each step
+    weighted by its batch's rows (so a short last batch counts for what it holds);
     ``metrics['accuracy'][e]`` a metric on the training data after epoch e, and ``val_metrics`` the
     same on the validation data (with 'loss' among them). ``seconds`` is the training wall time.
     """
@@ -175,8 +176,9 @@ def fit(
                         "rate or check the inputs for inf/nan"
                     )
                 history.losses.append(value)
-                epoch_sum += value
-                epoch_count += 1
+                rows = len(x) if getattr(x, "ndim", 1) else 1
+                epoch_sum += value * rows
+                epoch_count += rows
                 if bar is not None:
                     bar.update(1)
                     bar.set_postfix(epoch=epoch + 1, loss=f"{value:.4g}", refresh=False)

@@ -90,7 +90,16 @@ def train_test_split(*arrays: Any, test_fraction: float = 0.25, seed: Any = 0) -
     """Shuffle rows once and split each array: (a_train, a_test, b_train, b_test, ...)."""
     if not 0 < test_fraction < 1:
         raise ValueError(f"train_test_split: test_fraction must be in (0, 1), got {test_fraction}")
-    n = len(arrays[0])
+    if not arrays:
+        raise ValueError("train_test_split: pass the arrays to split, e.g. train_test_split(X, y)")
+    lengths = [len(a) for a in arrays]
+    if len(set(lengths)) > 1:
+        raise ShapeError(
+            f"train_test_split: the arrays have {lengths} rows; every array needs one row per sample"
+        )
+    n = lengths[0]
+    if n < 2:
+        raise ValueError(f"train_test_split: needs at least 2 samples to make two parts, got {n}")
     rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
     order = rng.permutation(n)
     n_test = max(1, int(round(n * test_fraction)))

@@ -131,7 +131,9 @@ class _Blas(Function):
             shape = None
         if shape != product.shape:
             raise ShapeError(f"{name}: the added term has shape {m.shape}, the product {product.shape}")
-        if self.alpha == 0:  # M is left out, so nan or inf in it does not leak in (0 * nan is nan)
+        if self.alpha == 0:
+            # M is left out, so nan or inf in it cannot leak in (0 * nan is nan); adding zeros of
+            # M's dtype keeps the result's dtype what alpha * M + ... would give
             return self.beta * product + get_array_module(m).zeros_like(m)
         return self.alpha * m + self.beta * product
 

@@ -53,6 +53,12 @@ class Module:
                 f"cannot assign {name!r} before Module.__init__() ran; call super().__init__() "
                 f"first in {type(self).__name__}.__init__"
             )
+        if name in self._parameters and not (value is None or isinstance(value, Parameter)):
+            raise TypeError(
+                f"cannot assign a {type(value).__name__} as parameter {name!r} of "
+                f"{type(self).__name__}: it would stop being trained and saved; assign an "
+                f"nn.Parameter (or None), or change the values in place through {name}.data"
+            )
         self._parameters.pop(name, None)
         self._modules.pop(name, None)
         if isinstance(value, Parameter):
@@ -192,16 +198,24 @@ class Module:
                 continue
             value = state_dict[name]
             value = value.data if isinstance(value, Variable) else value
-            shape = tuple(getattr(value, "shape", np.shape(value)))
-            if shape != param.shape:
+            try:  # converted here, before any parameter changes: a bad entry leaves the model as it was
+                array = value if hasattr(value, "astype") else np.asarray(value)  # lists, torch tensors
+                array = to_device(array, param.device)
+                array = array.astype(param.dtype, copy=True)
+            except (TypeError, ValueError, AttributeError) as error:
+                raise DTypeError(
+                    f"load_state_dict for {type(self).__name__}: {name!r} is a "
+                    f"{type(value).__name__} that cannot become {param.dtype} data ({error}); "
+                    "store numeric NumPy arrays in the state dict"
+                ) from None
+            if array.shape != param.shape:
                 raise ShapeError(
-                    f"load_state_dict for {type(self).__name__}: {name!r} has shape {shape} in the "
-                    f"state dict but {param.shape} in the model"
+                    f"load_state_dict for {type(self).__name__}: {name!r} has shape {array.shape} in "
+                    f"the state dict but {param.shape} in the model"
                 )
-            updates.append((param, value))
-        for param, value in updates:
-            array = to_device(value if hasattr(value, "dtype") else np.asarray(value), param.device)
-            param.data = array.astype(param.dtype, copy=True)
+            updates.append((param, array))
+        for param, array in updates:
+            param.data = array
 
     # --- devices and dtypes ----------------------------------------------------------------------
 

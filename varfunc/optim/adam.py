@@ -54,6 +54,8 @@ class Adam(Optimizer):
             beta1, beta2 = group["betas"]
             for param in group["params"]:
                 grad = param.grad
+                if grad is None:  # frozen (requires_grad=False) after the optimizer was made
+                    continue
                 if weight_decay != 0:
                     grad = grad + weight_decay * param.data
                 state = self.state.setdefault(param, {})

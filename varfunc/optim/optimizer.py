@@ -60,6 +60,12 @@ class Optimizer:
                     f"{type(self).__name__}: parameter {index} (shape {param.shape}) does not require "
                     "grad, so it would never be updated; leave it out or set requires_grad=True"
                 )
+            if not param.is_leaf:
+                raise ValueError(
+                    f"{type(self).__name__}: parameter {index} (shape {param.shape}) was computed by "
+                    f"{param.creator!r}, not created by you, so a step could not change it; optimize "
+                    "the leaves it was computed from"
+                )
             if id(param) in seen:
                 raise ValueError(
                     f"{type(self).__name__}: parameter {index} (shape {param.shape}) appears twice; "
@@ -87,9 +93,10 @@ class Optimizer:
         return [p for group in self.param_groups for p in group["params"]]
 
     def zero_grad(self) -> None:
-        """Set the gradient of every parameter to zero."""
+        """Set the gradient of every parameter to zero (frozen ones have none)."""
         for param in self._params():
-            param.grad[...] = 0
+            if param.requires_grad:
+                param.grad[...] = 0
 
     def step(self) -> None:
         """Update the parameters from their .grad (subclasses)."""

@@ -49,6 +49,8 @@ class SGD(Optimizer):
             weight_decay, nesterov = group["weight_decay"], group["nesterov"]
             for param in group["params"]:
                 grad = param.grad
+                if grad is None:  # frozen (requires_grad=False) after the optimizer was made
+                    continue
                 if weight_decay != 0:
                     grad = grad + weight_decay * param.data
                 if momentum != 0:
