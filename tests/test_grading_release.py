@@ -107,3 +107,38 @@ def test_release_command_line(tmp_path, capsys):
     released = nbformat.read(tmp_path / "out" / CHAPTERS[3].name, as_version=4)
     assert all(not c.get("outputs") for c in released.cells)
     assert main(["release", str(tmp_path / "nowhere"), str(tmp_path / "x")]) == 2
+
+
+def test_release_refuses_to_overwrite_a_single_source_notebook(tmp_path):
+    copy = tmp_path / CHAPTERS[3].name
+    copy.write_bytes(CHAPTERS[3].read_bytes())
+    with pytest.raises(ValueError, match="would overwrite the source notebook"):
+        release(copy, copy)
+    with pytest.raises(ValueError, match="would overwrite the source notebook"):
+        release(copy, tmp_path)
+    assert copy.read_bytes() == CHAPTERS[3].read_bytes()
+
+
+def test_release_releases_notebooks_in_subfolders_too(tmp_path):
+    source = tmp_path / "course"
+    (source / "extra").mkdir(parents=True)
+    (source / CHAPTERS[3].name).write_bytes(CHAPTERS[3].read_bytes())
+    (source / "extra" / CHAPTERS[3].name).write_bytes(CHAPTERS[3].read_bytes())
+    (source / "extra" / "data.txt").write_text("kept")
+    (source / "extra" / "broken.ipynb").write_text("not json")
+    with pytest.raises(ValueError, match=r"broken.ipynb is not a readable notebook"):
+        release(source, tmp_path / "out")
+    (source / "extra" / "broken.ipynb").unlink()
+    summaries = release(source, tmp_path / "out")
+    assert len(summaries) == 2
+    nested = (tmp_path / "out" / "extra" / CHAPTERS[3].name).read_text()
+    assert BEGIN_SOLUTION not in nested and (tmp_path / "out" / "extra" / "data.txt").read_text() == "kept"
+
+
+def test_grade_command_refuses_a_folder_or_a_missing_path(tmp_path, capsys):
+    report = str(tmp_path / "report")
+    assert main(["grade", str(tmp_path), "--report", report, "--no-progress"]) == 2
+    assert "is a folder; pass the notebooks in it" in capsys.readouterr().err
+    assert main(["grade", str(tmp_path / "none*.ipynb"), "--report", report, "--no-progress"]) == 2
+    assert "no submission at" in capsys.readouterr().err
+    assert not (tmp_path / "report").exists()

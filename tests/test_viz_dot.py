@@ -167,3 +167,19 @@ def test_draw_does_not_change_the_graph():
     draw(loss, show_saved=True, show_shapes=True)
     draw(loss, style="modern", legend=True)
     assert [(fn.previous_functions, fn.output_ids) for fn in walk_functions(loss)] == before
+
+
+def test_a_leaf_changed_in_place_keeps_its_own_no_grad_look():
+    x = vf.Variable(np.array([1.0, 2.0]))
+    a = vf.Variable(np.array([1.0, 2.0]), requires_grad=False)
+    a.add_(x)  # a's creator is now Add, which requires grad; the Leaf drawn for a does not
+    src = draw((a * 2).sum(), show_values=True, show_grads=True, params={"x": x, "a": a}).source
+    (leaf_a,) = [line for line in src.splitlines() if 'style="filled,dashed"' in line and "label=" in line]
+    assert "grad" not in leaf_a
+
+
+def test_modern_style_leaves_indices_unconnected_as_pytorch_has_no_grad_fn_for_them():
+    values, indices = vf.Variable(np.array([[1.0, 3.0], [4.0, 2.0]])).max(1)
+    src = draw([values.sum(), indices], style="modern").source
+    assert "v1_1 [label=" in src and "-> v1_1" not in src  # drawn, but not as MaxBackward's output
+    assert "-> v2" in src

@@ -109,3 +109,40 @@ def test_reused_intermediate_naive_recursion_double_counts():
 def test_unknown_order():
     with pytest.raises(ValueError, match="order must be one of"):
         replay_order(chain()[0], "random")
+
+
+def wide():
+    x, y = vf.Variable(np.array([1.0, 2.0])), vf.Variable(np.array([3.0, -1.0]))
+    a = x * y
+    b = a + x
+    return ((b * a) + y.exp() + (a - b)).sum(), {"x": x, "y": y}
+
+
+@pytest.mark.parametrize("make", [chain, reused, wide])
+def test_topo_is_micrographs_recursive_order(make):
+    from varfunc.viz.orders import _Replay  # noqa: PLC0415 - the reference walks the same edges
+
+    loss, params = make()
+    replay = _Replay(loss, None, params)
+    topo, visited = [], set()
+
+    def build_topo(fn):  # micrograd's recursion, as the reference
+        if fn not in visited:
+            visited.add(fn)
+            for e in replay.needed_edges(fn):
+                build_topo(e.source)
+            topo.append(fn)
+
+    build_topo(replay.root)
+    view = GraphView(loss, params)
+    assert replay_order(loss, "topo", params=params).visits == [view.name(fn) for fn in reversed(topo)]
+
+
+def test_every_order_replays_a_chain_deeper_than_the_recursion_limit():
+    x = vf.Variable(np.array([1.0, 2.0]))
+    y = x
+    for _ in range(3000):
+        y = y * 1.001
+    comparison = compare_orders(y.sum(), params={"x": x})
+    for result in comparison.results.values():
+        np.testing.assert_allclose(result.leaf_grads["x"], [1.001**3000] * 2)

@@ -21,6 +21,11 @@ def _grade(args: argparse.Namespace) -> int:
     from .batch import grade_class  # noqa: PLC0415
     from .grade import GradeOptions  # noqa: PLC0415
 
+    for path in map(Path, args.submissions):
+        if path.is_dir():
+            raise ValueError(f"{path} is a folder; pass the notebooks in it, e.g. {path}/*.ipynb")
+        if not path.exists():
+            raise FileNotFoundError(f"no submission at {path} (a pattern that matched nothing?)")
     options = GradeOptions(
         cell_timeout=args.timeout,
         notebook_timeout=args.notebook_timeout,

@@ -107,7 +107,10 @@ def release_file(source: Path, target: Path) -> ReleaseSummary:
     """Release one notebook file into target (a file path); the source is only read."""
     import nbformat  # noqa: PLC0415 - an optional dependency, needed only here
 
-    nb = nbformat.read(source, as_version=4)
+    try:
+        nb = nbformat.read(source, as_version=4)
+    except Exception as error:  # nbformat raises its own JSON and validation errors
+        raise ValueError(f"release: {source} is not a readable notebook ({error})") from None
     released, summary = release_notebook(nb)
     nbformat.validate(released)
     summary.name = source.name
@@ -120,7 +123,10 @@ def release(source: Path, out: Path) -> list[ReleaseSummary]:
     """Release a notebook, or every notebook of a folder (other files copied as they are), into out."""
     source, out = Path(source), Path(out)
     if source.is_file():
-        return [release_file(source, out / source.name if out.suffix != ".ipynb" else out)]
+        target = out / source.name if out.suffix != ".ipynb" else out
+        if target.resolve() == source.resolve():
+            raise ValueError(f"release: the student copy would overwrite the source notebook {source}")
+        return [release_file(source, target)]
     if not source.is_dir():
         raise FileNotFoundError(f"no notebook or folder at {source}")
     if out.resolve() == source.resolve():
@@ -128,14 +134,12 @@ def release(source: Path, out: Path) -> list[ReleaseSummary]:
     out.mkdir(parents=True, exist_ok=True)
     summaries = []
     for path in sorted(source.iterdir()):
-        if path.name in SKIPPED or path.name.startswith("."):
+        if path.name in SKIPPED or path.name.startswith(".") or path.resolve() == out.resolve():
             continue
         if path.suffix == ".ipynb":
             summaries.append(release_file(path, out / path.name))
         elif path.is_file():
             shutil.copyfile(path, out / path.name)
-        elif path.is_dir():
-            shutil.copytree(
-                path, out / path.name, dirs_exist_ok=True, ignore=shutil.ignore_patterns(*SKIPPED)
-            )
+        elif path.is_dir():  # notebooks in subfolders are released too: a copy would hold solutions
+            summaries += release(path, out / path.name)
     return summaries

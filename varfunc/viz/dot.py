@@ -122,7 +122,8 @@ class _Builder:
                 lines.append(str(shape))
         if variable is not None and self.o.show_values:
             lines.append(f"data {array_text(variable.data)}")
-        if variable is not None and self.o.show_grads and view.is_leaf(slot[0]) and variable.requires_grad:
+        # the Leaf's own flag: after an in-place op the Variable's creator (and flag) is another Function
+        if variable is not None and self.o.show_grads and view.is_leaf(slot[0]) and slot[0].requires_grad:
             lines.append(f"grad {array_text(variable.grad)}")
         lines += self.overlay.variable_lines.get(slot, [])
         return "\n".join(lines)
@@ -209,7 +210,9 @@ class _Builder:
                 if slot[0] is fn and not view.is_leaf(fn):
                     vid = variable_id(view, fn, slot[1])
                     self.nodes.append(_node(vid, self.variable_label(slot), COLORS["output"]))
-                    self.edge(f"f{k}", vid)
+                    variable = view.known_variable(slot)
+                    if variable is None or variable.requires_grad:  # indices have no grad_fn in PyTorch
+                        self.edge(f"f{k}", vid)
 
     def legend(self) -> str:
         items = list(LEGEND) if self.o.legend else []

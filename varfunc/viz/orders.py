@@ -124,16 +124,24 @@ def _generation(replay: _Replay) -> None:
 
 
 def _topo(replay: _Replay) -> None:
-    topo, visited = [], set()
+    """micrograd's order: Functions in reverse depth-first post-order from the root.
 
-    def build_topo(fn: Any) -> None:  # micrograd's recursion, over Functions
-        if fn not in visited:
-            visited.add(fn)
-            for e in replay.needed_edges(fn):
-                build_topo(e.source)
+    micrograd builds it by recursion (build_topo calls itself per child); this is the same walk
+    with an explicit stack of (Function, its remaining edges), so a deep chain cannot hit Python's
+    recursion limit.
+    """
+    topo, visited = [], {replay.root}
+    stack = [(replay.root, iter(replay.needed_edges(replay.root)))]
+    while stack:
+        fn, edges = stack[-1]
+        for e in edges:
+            if e.source not in visited:
+                visited.add(e.source)
+                stack.append((e.source, iter(replay.needed_edges(e.source))))
+                break
+        else:  # every child done: fn comes after all of them
+            stack.pop()
             topo.append(fn)
-
-    build_topo(replay.root)
     for fn in reversed(topo):
         replay.run(fn)
 
