@@ -15,6 +15,7 @@ known in full.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from ..leaf import Leaf
@@ -37,6 +38,29 @@ class Edge:
         self.target = target
         self.input_nr = input_nr
         self.needed = needed
+
+
+def post_order(start: Any, children: Callable[[Any], list], visited: set) -> list:
+    """Every Function reachable from start that is not in visited yet, each one after all it reaches.
+
+    Depth-first, like a recursive walk (micrograd's build_topo), but with an explicit stack of
+    (Function, its children still to look at), so a deep chain cannot hit Python's recursion limit.
+    visited is updated, so several calls can share it.
+    """
+    order = []
+    visited.add(start)
+    stack = [(start, iter(children(start)))]
+    while stack:
+        fn, pending = stack[-1]
+        for child in pending:
+            if child not in visited:
+                visited.add(child)
+                stack.append((child, iter(children(child))))
+                break
+        else:  # every child done: fn comes after all of them
+            stack.pop()
+            order.append(fn)
+    return order
 
 
 class GraphView:
@@ -71,19 +95,9 @@ class GraphView:
             start = getattr(root, "creator", None)
             if start is None or start in visited:
                 continue
-            visited.add(start)
-            stack = [(start, iter(self._edges(start)))]
-            while stack:
-                fn, pending = stack[-1]
-                for edge in pending:
-                    if edge.source not in visited:
-                        visited.add(edge.source)
-                        stack.append((edge.source, iter(self._edges(edge.source))))
-                        break
-                else:
-                    stack.pop()
-                    self.index[fn] = len(self.functions)
-                    self.functions.append(fn)
+            for fn in post_order(start, lambda f: [e.source for e in self._edges(f)], visited):
+                self.index[fn] = len(self.functions)
+                self.functions.append(fn)
 
     def _edges(self, fn: Any) -> list:
         edges = self.inputs.get(fn)

@@ -4,7 +4,8 @@
 - ``fifo``: v0.1.4's engine: the same counts, a FIFO *queue*.
 - ``generation``: DeZero: a list of pending Functions re-sorted by generation after every insertion,
   the highest generation popped (ties: the one inserted last).
-- ``topo``: micrograd: a recursive depth-first topological sort, then every node in reverse.
+- ``topo``: micrograd: a depth-first topological sort (micrograd recurses; this walks the same order
+  with a stack, see ``graph.post_order``), then every node in reverse.
 
 Each replay calls the public ``Function.backward`` on arrays and sums gradients out of place into its
 own buffers: nothing in the graph and no ``.grad`` changes (hooks do not run). ``Leaf`` nodes appear
@@ -22,7 +23,7 @@ import numpy as np
 
 from ..backend import get_array_module, to_device
 from .fmt import array_text
-from .graph import GraphView
+from .graph import GraphView, post_order
 
 ORDERINGS = {
     "stack": "v0.1.3 engine: dependency counts, ready stack (last in, first out)",
@@ -124,24 +125,8 @@ def _generation(replay: _Replay) -> None:
 
 
 def _topo(replay: _Replay) -> None:
-    """micrograd's order: Functions in reverse depth-first post-order from the root.
-
-    micrograd builds it by recursion (build_topo calls itself per child); this is the same walk
-    with an explicit stack of (Function, its remaining edges), so a deep chain cannot hit Python's
-    recursion limit.
-    """
-    topo, visited = [], {replay.root}
-    stack = [(replay.root, iter(replay.needed_edges(replay.root)))]
-    while stack:
-        fn, edges = stack[-1]
-        for e in edges:
-            if e.source not in visited:
-                visited.add(e.source)
-                stack.append((e.source, iter(replay.needed_edges(e.source))))
-                break
-        else:  # every child done: fn comes after all of them
-            stack.pop()
-            topo.append(fn)
+    """micrograd's order: Functions in reverse depth-first post-order from the root."""
+    topo = post_order(replay.root, lambda fn: [e.source for e in replay.needed_edges(fn)], set())
     for fn in reversed(topo):
         replay.run(fn)
 
