@@ -55,8 +55,8 @@ class Variable(VariableMethods, ModernVariableNames):
 
     @data.setter
     def data(self, value: Any) -> None:
-        value = self._checked_array("data", value)
-        self._data = value
+        if value is not self._data:  # x.data -= lr * g hands back the same array: nothing to check
+            self._data = self._checked_array("data", value)
         self._version[0] += 1  # x.data -= lr * g ends with this assignment: saved copies see it
 
     @property
