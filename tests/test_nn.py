@@ -482,3 +482,13 @@ def test_a_parameter_can_only_be_replaced_by_a_parameter_or_none():
     assert [name for name, _ in layer.named_parameters()] == ["weight", "bias"]
     layer.bias = None
     assert [name for name, _ in layer.named_parameters()] == ["weight"]
+
+
+def test_accuracy_takes_one_logit_per_row_in_either_shape():
+    labels = np.array([1, 0, 1])
+    assert nn.accuracy(np.array([2.0, -1.0, -3.0]), labels) == pytest.approx(2 / 3)
+    assert nn.accuracy(np.array([[2.0], [-1.0], [-3.0]]), labels) == pytest.approx(2 / 3)
+    with pytest.raises(
+        ShapeError, match=r"accuracy: scores of shape \(3, 2\) give 3 predictions but there are 2"
+    ):
+        nn.accuracy(np.zeros((3, 2)), np.array([0, 1]))

@@ -128,3 +128,13 @@ def test_reduction_dims_are_checked():
         x.sum((0, -2))
     with pytest.raises(vf.ShapeError, match="mean: dim must be an int or a tuple of ints, got 0.5"):
         x.mean(0.5)
+
+
+@pytest.mark.parametrize("method", ["softmax", "log_softmax"])
+@pytest.mark.parametrize("shape, dim", [((3, 0), 1), ((0, 3), 1), ((0,), 0)])
+def test_softmax_of_an_empty_variable_is_empty(method, shape, dim):
+    x = Variable(np.zeros(shape))
+    y = getattr(x, method)(dim)
+    assert y.shape == shape
+    y.backward(np.zeros(shape))
+    assert x.grad.shape == shape

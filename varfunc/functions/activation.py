@@ -15,8 +15,11 @@ class Softmax(Function):
 
     def forward(self, a):
         axis = normalize_dims("softmax", self.dim, a.ndim)  # () for a 0-d a: its softmax is 1
-        shifted = get_array_module(a).exp(a - a.max(axis=axis, keepdims=True))
-        result = shifted / shifted.sum(axis=axis, keepdims=True)
+        if a.size == 0:  # nothing to normalise (and NumPy's max refuses an empty reduction)
+            result = a.copy()
+        else:
+            shifted = get_array_module(a).exp(a - a.max(axis=axis, keepdims=True))
+            result = shifted / shifted.sum(axis=axis, keepdims=True)
         self.save_for_backward(result)
         return result
 
@@ -38,8 +41,11 @@ class LogSoftmax(Function):
     def forward(self, a):
         xp = get_array_module(a)
         axis = normalize_dims("log_softmax", self.dim, a.ndim)  # () for a 0-d a: log 1 = 0
-        shifted = a - a.max(axis=axis, keepdims=True)
-        result = shifted - xp.log(xp.exp(shifted).sum(axis=axis, keepdims=True))
+        if a.size == 0:  # nothing to normalise (and NumPy's max refuses an empty reduction)
+            result = a.copy()
+        else:
+            shifted = a - a.max(axis=axis, keepdims=True)
+            result = shifted - xp.log(xp.exp(shifted).sum(axis=axis, keepdims=True))
         self.save_for_backward(result)
         return result
 

@@ -121,10 +121,15 @@ def cross_entropy(input: Variable, target: Any, reduction: str = "mean") -> Vari
 def accuracy(input: Any, target: Any) -> float:
     """The fraction of rows whose largest score is at the target class (a metric, not differentiable)."""
     scores, labels = _on_cpu(input), _on_cpu(target)
-    if scores.ndim == 2 and scores.shape[1] == 1:  # one logit: binary classification
-        predicted = (scores[:, 0] > 0).astype(labels.dtype)
+    if scores.ndim == 1 or (scores.ndim == 2 and scores.shape[1] == 1):  # one logit: binary classes
+        predicted = (scores.reshape(-1) > 0).astype(labels.dtype)
     else:
         predicted = scores.argmax(axis=-1)
+    if labels.size != predicted.size:
+        raise ShapeError(
+            f"accuracy: scores of shape {scores.shape} give {predicted.size} predictions but there are "
+            f"{labels.size} labels (shape {labels.shape}); pass one label per row"
+        )
     return float((predicted == labels.reshape(predicted.shape)).mean())
 
 
