@@ -131,11 +131,9 @@ class _Blas(Function):
             shape = None
         if shape != product.shape:
             raise ShapeError(f"{name}: the added term has shape {m.shape}, the product {product.shape}")
-        if self.alpha == 0:
-            # M is left out, so nan or inf in it cannot leak in (0 * nan is nan); adding zeros of
-            # M's dtype keeps the result's dtype what alpha * M + ... would give
-            return self.beta * product + get_array_module(m).zeros_like(m)
-        return self.alpha * m + self.beta * product
+        # alpha = 0 leaves M out: 0 * nan would be nan (zeros of M's dtype keep the result's dtype)
+        added = self.alpha * m if self.alpha != 0 else get_array_module(m).zeros_like(m)
+        return added + self.beta * product
 
     def backward(self, grad_output):
         a, b = self.saved_tensors

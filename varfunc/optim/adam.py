@@ -52,10 +52,8 @@ class Adam(Optimizer):
                 group["amsgrad"],
             )
             beta1, beta2 = group["betas"]
-            for param in group["params"]:
+            for param in self._trained(group["params"]):
                 grad = param.grad
-                if grad is None:  # frozen (requires_grad=False) after the optimizer was made
-                    continue
                 if weight_decay != 0:
                     grad = grad + weight_decay * param.data
                 state = self.state.setdefault(param, {})

@@ -92,11 +92,15 @@ class Optimizer:
     def _params(self) -> list:
         return [p for group in self.param_groups for p in group["params"]]
 
+    @staticmethod
+    def _trained(params: list) -> list:
+        """The parameters that still require grad: one frozen after the optimizer was made is skipped."""
+        return [p for p in params if p.requires_grad]
+
     def zero_grad(self) -> None:
         """Set the gradient of every parameter to zero (frozen ones have none)."""
-        for param in self._params():
-            if param.requires_grad:
-                param.grad[...] = 0
+        for param in self._trained(self._params()):
+            param.grad[...] = 0
 
     def step(self) -> None:
         """Update the parameters from their .grad (subclasses)."""

@@ -47,10 +47,8 @@ class SGD(Optimizer):
         for group in self.param_groups:
             lr, momentum, dampening = group["lr"], group["momentum"], group["dampening"]
             weight_decay, nesterov = group["weight_decay"], group["nesterov"]
-            for param in group["params"]:
+            for param in self._trained(group["params"]):
                 grad = param.grad
-                if grad is None:  # frozen (requires_grad=False) after the optimizer was made
-                    continue
                 if weight_decay != 0:
                     grad = grad + weight_decay * param.data
                 if momentum != 0:
