@@ -138,3 +138,22 @@ def test_softmax_of_an_empty_variable_is_empty(method, shape, dim):
     assert y.shape == shape
     y.backward(np.zeros(shape))
     assert x.grad.shape == shape
+
+
+@pytest.mark.parametrize(
+    "op, name",
+    [
+        (lambda u: u + 300, "AddConstant"),
+        (lambda u: u.add_(300), "AddConstant"),
+        (lambda u: 300 - u, "SubConstant"),
+        (lambda u: u * -1, "MulConstant"),
+        (lambda u: u.clamp(min=-1), "Clamp"),
+    ],
+)
+def test_a_number_that_does_not_fit_an_integer_dtype_is_a_clear_error(op, name):
+    u = Variable(np.array([0, 1, 2], dtype=np.uint8))
+    with pytest.raises(
+        vf.DTypeError, match=rf"{name}: Python integer -?\d+ out of bounds for uint8 .*astype"
+    ):
+        op(u)
+    assert u.data.tolist() == [0, 1, 2] and u._version[0] == 0  # nothing changed

@@ -81,6 +81,17 @@ def test_volatile_spreads_and_records_no_graph():
         out.sum().backward()
 
 
+@pytest.mark.parametrize("target", ["a leaf that needs no grad", "a computed Variable"])
+def test_volatile_spreads_through_an_in_place_op_too(target):
+    v = Variable(np.ones(2), volatile=True)
+    x = Variable(np.ones(2))
+    y = Variable(np.ones(2), requires_grad=False) if target == "a leaf that needs no grad" else x * 2
+    out = y.add_(v)
+    assert out is y and y.volatile and y.creator is None and not y.requires_grad
+    with pytest.raises(vf.BackwardError, match="volatile"):
+        y.sum().backward()
+
+
 def test_grad_is_lazy_zeros_with_the_data_shape_and_dtype():
     x = Variable(np.ones((2, 3), dtype=np.float32))
     assert x._grad is None

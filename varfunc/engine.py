@@ -6,7 +6,8 @@
    and hand each input gradient to the Function that produced that input. Gradients that meet in
    one output slot are summed in a not-ready buffer. A Function whose counts have all reached zero
    is ready and is pushed.
-3. A Leaf adds its summed gradient into its Variable's ``.grad``.
+3. A Leaf adds its summed gradient into its Variable's ``.grad``; the first one it keeps as is, so
+   the engine hands a Leaf only arrays nobody else holds, copying a borrowed one on its way there.
 
 v0.1.3 used a stack (last pushed, first run); v0.1.4 switched to a FIFO queue. Both are here.
 """
@@ -69,11 +70,28 @@ class ExecutionEngine:
             need_copy.discard(slot)
         buffer[output_nr] += grad
 
+    def _is_new_array(self, fn: Any, d: Any, grad_input: tuple, grad_output: tuple) -> bool:
+        """True if fn's backward has just made d and nobody else can hold it, so a Leaf may keep it.
+
+        Only Functions that promise it (``backward_makes_new_arrays``: the matrix products) qualify,
+        and only when no hook saw d, d is no view, not one of the gradients fn was handed, and not
+        returned for two inputs. Anything else (a passed-through or saved array) is copied.
+        """
+        return (
+            fn.backward_makes_new_arrays
+            and not fn.backward_hooks
+            and d.base is None
+            and sum(g is d for g in grad_input) == 1
+            and not any(g is d for g in grad_output)
+        )
+
     def run_backward(self, variable: Any, grad: Any, recorder: Any = None) -> None:
         """Backpropagate grad from variable to every leaf that requires grad."""
         root = variable.creator
         dependencies = self._compute_dependencies(root)
         root_buffer = [None] * len(root.output_ids)
+        if isinstance(root, Leaf):  # backward on a leaf itself: the seed is the caller's array
+            grad = grad.copy()
         root_buffer[root.output_ids[id(variable)]] = grad  # v0.1.3 always used slot 0
         ready = deque([(root, root_buffer)])
         take_next = ready.pop if self.order == "stack" else ready.popleft
@@ -97,7 +115,11 @@ class ExecutionEngine:
                 if buffer is None:
                     buffer = not_ready[prev_fn] = [None] * len(prev_fn.output_ids)
                 if buffer[output_nr] is None and dependencies[prev_fn][output_nr] == 0:
-                    buffer[output_nr] = d  # the slot's only gradient: nothing to sum, no mark needed
+                    # The slot's only gradient: nothing to sum, no mark needed. A Leaf will keep it
+                    # as .grad, so it must be an array nobody else holds.
+                    if isinstance(prev_fn, Leaf) and not self._is_new_array(fn, d, grad_input, grad_output):
+                        d = d.copy()
+                    buffer[output_nr] = d
                 else:
                     self._add_grad(need_copy, buffer, output_nr, d)
                 is_ready = self._is_ready_for_backward(dependencies, prev_fn)

@@ -53,6 +53,9 @@ class Function(ModernFunctionNames):
     non_differentiable: tuple | None = None  # outputs that never get a gradient
     _saved: tuple = ()  # (array, version counter, version when saved) per saved tensor
     input_shapes: tuple | None = None  # for checking the shapes backward returns
+    # True where backward always returns arrays it has just computed, never one it holds or was
+    # handed: the engine then lets a Leaf keep them as .grad without a copy (the matrix products).
+    backward_makes_new_arrays: bool = False
 
     def __call__(self, *input: Any) -> Any:
         """Run the op on Variables: forward on their arrays, then record the graph."""
@@ -110,7 +113,10 @@ class Function(ModernFunctionNames):
                 f"runs once; create a new one for each call ({type(self).__name__}()(...))"
             )
         arrays = self._unpack(input)
-        result = self.forward(*arrays)
+        try:
+            result = self.forward(*arrays)
+        except OverflowError as error:  # NumPy: "Python integer 300 out of bounds for uint8"
+            raise self._overflow_error(arrays, error) from None
         raw_outputs = result if type(result) is tuple else (result,)
         dirty = self.dirty_tensors
         if dirty is not None:  # (reset only when set: a new attribute on every op costs time)
@@ -143,6 +149,14 @@ class Function(ModernFunctionNames):
             if self.to_save is not None:
                 self._save(input, arrays, outputs, raw_outputs)
         return outputs[0] if len(outputs) == 1 else outputs
+
+    def _overflow_error(self, arrays: tuple, error: OverflowError) -> DTypeError:
+        dtypes = ", ".join(str(a.dtype) for a in arrays)
+        return DTypeError(
+            f"{type(self).__name__}: {error} (input dtype{'s' if len(arrays) > 1 else ''} {dtypes}); "
+            "a number must fit the Variable's dtype: convert the data first, e.g. "
+            "Variable(x.data.astype(np.int64))"
+        )
 
     def _unpack(self, input: tuple) -> tuple:
         try:
@@ -207,7 +221,11 @@ class Function(ModernFunctionNames):
     def _rebase_dirty_input(self, input, array, creator):
         """The input whose array forward changed in place becomes this Function's output."""
         variable = next(v for v in input if v._data is array)  # _take_dirty_inputs checked it is one
-        if creator is not None and self.requires_grad:
+        if creator is None:  # a volatile input: volatility spreads to the changed Variable too
+            variable.volatile = True
+            variable.creator = None
+            variable._requires_grad = None
+        elif self.requires_grad:
             variable.creator = creator
             variable._requires_grad = None
         return variable

@@ -29,10 +29,11 @@ class Leaf(Function):
         raise NotImplementedError("a Leaf is made by Variable(...), it is never called")
 
     def _do_backward(self, *grad_output: Any) -> tuple:
-        """Run the hooks, then add the summed gradient into variable.grad once."""
+        """Run the hooks, then add the summed gradient into variable.grad once (the first is kept)."""
         if self.backward_hooks:
             grad_output = self._run_variable_hooks(grad_output)
             self._run_function_hooks((), grad_output)  # a Leaf has no inputs: grad_input is ()
+            grad_output = (grad_output[0].copy(),)  # a hook may have kept the array: .grad gets its own
         (grad,) = grad_output
         variable = self._variable()
         if variable is not None:

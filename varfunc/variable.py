@@ -95,10 +95,12 @@ class Variable(VariableMethods, ModernVariableNames):
         return value
 
     def _accumulate_grad(self, grad: Any) -> None:
-        """Add grad into .grad (its own array: the incoming one may be borrowed)."""
+        """Add grad into .grad; the first one becomes .grad (the engine hands over arrays it owns)."""
         if self._grad is None and getattr(grad, "shape", None) == self._data.shape:
-            # The first gradient is copied in: one pass over memory, where zeros + add are two.
-            self._grad = get_array_module(self._data).array(grad, dtype=self._data.dtype)
+            if type(grad) is type(self._data) and grad.dtype == self._data.dtype:
+                self._grad = grad  # kept, not copied: a 784 x 512 weight's gradient is a 1.6 MB copy
+            else:  # a NumPy scalar, another dtype or another device: converted, a new array anyway
+                self._grad = get_array_module(self._data).array(grad, dtype=self._data.dtype)
             return
         if self._grad is None:
             self._grad = get_array_module(self._data).zeros_like(self._data)

@@ -38,6 +38,7 @@ class Matmul(Function):
     """a @ b with NumPy's rules (1-D operands, broadcast batch dims)."""
 
     ndims: tuple | None = None  # (a.ndim, b.ndim) that the mm, mv and bmm forms require
+    backward_makes_new_arrays = True  # products of the gradient: a Leaf may keep them uncopied
 
     def forward(self, a, b):
         name = type(self).__name__.lower()
@@ -115,6 +116,8 @@ class Dot(Function):
 
 class _Blas(Function):
     """A fused alpha * M + beta * product op; subclasses say how to multiply and differentiate."""
+
+    backward_makes_new_arrays = True  # every gradient is scaled by alpha or beta: a new array
 
     def __init__(self, alpha: Any = 1, beta: Any = 1) -> None:
         self.alpha = alpha

@@ -75,20 +75,31 @@ def check_clip_hook(ns: dict) -> None:
     make_clip_hook = ns["make_clip_hook"]
 
     a, b = Variable(np.array([1.0, 2.0, 3.0])), Variable(np.array([4.0, 5.0, 6.0]))
+    s = a + b
     log: list = []
-    a.register_hook("clip", make_clip_hook(1.0, log))
+    s.register_hook("clip", make_clip_hook(1.0, log))
     seed = np.array([5.0, -7.0, 0.5])
-    (a + b).backward(seed)
-    expect_close("a.grad for a hook on leaf a of a + b", a.grad, [1.0, -1.0, 0.5], "return the clipped array")
+    s.backward(seed)
+    for name, leaf in (("a", a), ("b", b)):
+        expect_close(
+            f"{name}.grad for a hook on s = a + b", leaf.grad, [1.0, -1.0, 0.5], "return the clipped array"
+        )
     expect_close(
-        "b.grad (b shares Add's gradient array with a)",
-        b.grad,
+        "the seed passed to backward",
+        seed,
         [5.0, -7.0, 0.5],
-        "don't clip in place: Add.backward hands the same array to a and b; return a new one",
+        "don't clip in place: the root's gradient is the very array passed to backward; return a new one",
     )
-    expect_close("the seed passed to backward", seed, [5.0, -7.0, 0.5], "never change the hook's argument")
     expect_close(
         "log after one backward", np.asarray(log, dtype=float), [7.0], "append max |g|, before clipping"
+    )
+
+    c, d = Variable(np.array([1.0, 2.0, 3.0])), Variable(np.array([4.0, 5.0, 6.0]))
+    c.register_hook("clip", make_clip_hook(1.0, []))
+    (c + d).backward(np.array([5.0, -7.0, 0.5]))
+    expect_close("c.grad for a hook on leaf c of c + d", c.grad, [1.0, -1.0, 0.5], "return the clipped array")
+    expect_close(
+        "d.grad (no hook on d)", d.grad, [5.0, -7.0, 0.5], "a hook changes only its own Variable's gradient"
     )
 
     x = Variable(np.array([0.1, 1.0, -2.0]))
