@@ -13,6 +13,8 @@ log line on top.
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
+from itertools import islice
 from typing import Any
 
 from ..engine import EventLog, ExecutionEngine
@@ -48,9 +50,7 @@ class Recording:
         self.events = events
         self.order = order
         self.options = options or DotOptions()
-        self._states: list[dict] = []
-        self.lines: list[str] = []
-        self._replay()
+        self.lines: list[str] = [line for line, _ in self._replay()]
         self._frames: list | None = None
 
     # --- the story ------------------------------------------------------------------------------
@@ -62,12 +62,18 @@ class Recording:
         fns = list(reversed(ready)) if self.order == "stack" else list(ready)
         return [self.name(fn) for fn in fns]
 
-    def _replay(self) -> None:
+    def _replay(self) -> Iterator[tuple[str, dict]]:
+        """Replay the events: yield each one's log line and the picture's state just after it.
+
+        The state is live (the next event changes it): use it before asking for the next one. No
+        copy per event keeps a trace linear in the number of events; a frame is drawn on demand.
+        """
         deps: dict = {}
         filled: set = set()  # (Function, slot) that already hold a gradient
         grads: dict = {}  # (Function, slot) -> the gradient shown on that Variable
         waiting: set = set()
         ready: list = []
+        ready_fns: set = set()  # the Functions on the ready stack, for colouring
         done: set = set()
         sends_left: list = []  # needed edges of the Function being run, in the engine's order
         edge = None  # the Edge the last gradient was sent along
@@ -126,28 +132,21 @@ class Recording:
                 )
             else:  # an event kind this replay does not know: still one line
                 text = f"{event.kind} {name} {d}"
-            self.lines.append(f"{event.step:3d} {text}")
-            ready_fns = self._ready_functions(event)
-            self._states.append(
-                {
-                    "current": current,
-                    "edge": edge_key,
-                    "deps": {f: list(c) for f, c in deps.items()},
-                    "grads": dict(grads),
-                    "waiting": set(waiting),
-                    "ready": list(ready),
-                    "ready_fns": ready_fns,
-                    "done": set(done),
-                }
-            )
+            if "ready" in d:  # events without a ready list leave the colouring as it was
+                ready_fns = set(d["ready"])
+            state = {
+                "current": current,
+                "edge": edge_key,
+                "deps": deps,
+                "grads": grads,
+                "waiting": waiting,
+                "ready": ready,
+                "ready_fns": ready_fns,
+                "done": done,
+            }
+            yield f"{event.step:3d} {text}", state
             if event.kind not in ("sent_gradient", "buffered", "became_ready"):
                 edge_key = None
-
-    def _ready_functions(self, event: Any) -> set:
-        ready = event.details.get("ready")
-        if ready is None:
-            return set(self._states[-1]["ready_fns"]) if self._states else set()
-        return set(ready)
 
     def __str__(self) -> str:
         return "\n".join(self.lines)
@@ -169,7 +168,16 @@ class Recording:
 
     def frame_source(self, step: int) -> str:
         """The DOT text of the frame after event ``step``."""
-        state = self._states[step]
+        count = len(self.events)
+        if not -count <= step < count:
+            raise IndexError(f"frame_source: step {step} is out of range: the trace has {count} events")
+        step %= count
+        if self._frames is not None:
+            return self._frames[step].source
+        _, state = next(islice(self._replay(), step, None))  # replay up to that event
+        return self._frame_dot(step, state)
+
+    def _frame_dot(self, step: int, state: dict) -> str:
         overlay = Overlay(caption=self.lines[step])
         overlay.ready_title = f"ready {'stack' if self.order == 'stack' else 'queue'} (next first)"
         overlay.ready_lines = state["ready"]
@@ -190,10 +198,11 @@ class Recording:
 
     @property
     def frames(self) -> list:
-        """One Frame per event (built on first use)."""
+        """One Frame per event (built on first use, in one replay)."""
         if self._frames is None:
             self._frames = [
-                Frame(self.frame_source(i), i, self.lines[i], self.events[i]) for i in range(len(self.events))
+                Frame(self._frame_dot(i, state), i, self.lines[i], self.events[i])
+                for i, (_, state) in enumerate(self._replay())
             ]
         return self._frames
 
