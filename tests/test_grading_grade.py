@@ -288,7 +288,26 @@ def test_grade_command_line(tmp_path, capsys):
     assert main(["grade", str(bad), "--report", str(tmp_path / "out"), "--no-progress"]) == 0
     assert "graded 1 submission(s)" in capsys.readouterr().out
     report = json.loads((tmp_path / "out" / Path(NAME).with_suffix(".json")).read_text())
-    assert report["status"] == "unreadable" and "not valid JSON" in report["problems"][0]
+    assert report["status"] == "unreadable" and "not a notebook" in report["problems"][0]
+
+
+@pytest.mark.parametrize(
+    "text, why",
+    [
+        (
+            "import numpy as np\nx = 1\n",
+            "starts with 'import numpy as np' (a .py script or an export?); submit the .ipynb",
+        ),
+        ("", "the file is empty"),
+        ('{"cells": [', "not valid JSON (line 1, column 12"),
+        ('{"cells": 3}', "JSON but not a Jupyter notebook"),
+    ],
+)
+def test_an_unreadable_submission_says_what_it_is(text, why):
+    from varfunc.grading.grade import read_notebook
+
+    nb, problem = read_notebook(text.encode())
+    assert nb is None and why in problem
 
 
 def test_a_grader_failure_still_lists_the_chapters_exercises(tmp_path, monkeypatch):

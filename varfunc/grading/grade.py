@@ -82,6 +82,14 @@ def read_notebook(data: bytes) -> tuple[Any, str]:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
         return None, "the file is not text (not a notebook, or damaged): it is not UTF-8"
+    if not text.strip():
+        return None, "the file is empty: submit the .ipynb notebook"
+    if not text.lstrip().startswith("{"):
+        start = text.lstrip()[:30].splitlines()[0]
+        return None, (
+            f"the file is not a notebook: a notebook is JSON that starts with '{{', this one starts "
+            f"with {start!r} (a .py script or an export?); submit the .ipynb file"
+        )
     try:
         json.loads(text)
     except json.JSONDecodeError as error:
