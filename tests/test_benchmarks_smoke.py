@@ -1,4 +1,4 @@
-"""Smoke test of benchmarks/run.py on tiny sizes: the benchmark code runs, and its references agree.
+"""Smoke test of the core benchmarks on tiny sizes: the benchmark code runs, and its references agree.
 
 No timing is asserted. The real check is that varfunc's MLP step and the hand-written NumPy step in
 benchmarks/numpy_reference.py give the same loss and the same updated weights, so the NumPy
@@ -16,12 +16,12 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:  # benchmarks/ is a package at the repository root, not installed
     sys.path.insert(0, str(ROOT))
 
+from benchmarks import chains, common, run  # noqa: E402
 from benchmarks import numpy_reference as ref  # noqa: E402
-from benchmarks import run  # noqa: E402
 
 
 def test_chain_matches_the_hand_written_chain_rule():
-    y, grad = run.chain_varfunc(50)
+    y, grad = chains.chain_varfunc(50)
     y_ref, grad_ref = ref.chain_forward_backward(50)
     np.testing.assert_allclose(y, y_ref, rtol=1e-12)
     np.testing.assert_allclose(grad, grad_ref, rtol=1e-12)
@@ -47,27 +47,27 @@ def test_varfunc_and_numpy_mlp_steps_agree(dtype, rtol):
 
 
 def test_quick_mode_functions_run_on_tiny_sizes(monkeypatch, capsys):
-    monkeypatch.setattr(run, "torch", None)  # the PyTorch columns read n/a without it
-    body_a, ok_a = run.part_a(steps=5, rounds=1)
+    monkeypatch.setattr(common, "torch", None)  # the PyTorch columns read n/a without it
+    body_a, ok_a = chains.part_a(steps=5, rounds=1)
     assert "(a) Chain of 5 scalar steps" in body_a and ok_a
     body_b, oks = run.part_b([((6, 4, 3), 2, 1, "numpy"), ((5, 4, 3), 2, 1, "torch")], rounds=1)
     assert body_b.count("| 2 |") == 2 and len(oks) == 2
-    run.chain_child(200, rounds=1)
+    chains.chain_child(200, rounds=1)
     report = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
     assert report["ops"] == 200 and report["growth"] >= 0
     assert len(report["time"]) == len(report["paused"]) == 2  # (fastest, median)
 
 
 def test_part_c_table_takes_the_fastest_run_of_each_size(monkeypatch):
-    monkeypatch.setattr(run, "torch", None)
+    monkeypatch.setattr(common, "torch", None)
     calls = []
 
     def in_process(ops, rounds, impl, first):
         calls.append((ops, impl, first))
-        return run.chain_child(ops, rounds, impl, first)
+        return chains.chain_child(ops, rounds, impl, first)
 
-    monkeypatch.setattr(run, "run_chain_child", in_process)
-    body, time_ok, mem_ok = run.part_c([100, 1000], {100: 1, 1000: 1}, repeats=2)
+    monkeypatch.setattr(chains, "run_chain_child", in_process)
+    body, time_ok, mem_ok = chains.part_c([100, 1000], {100: 1, 1000: 1}, repeats=2)
     # sizes take turns, and only the first repeat measures memory and the paused collector
     assert calls == [
         (100, "varfunc", True),
@@ -84,6 +84,6 @@ def test_part_c_table_takes_the_fastest_run_of_each_size(monkeypatch):
 
 def test_torch_chain_child_reports_its_timing(capsys):
     pytest.importorskip("torch")
-    report = run.chain_child(200, rounds=1, impl="torch", first=True)
+    report = chains.chain_child(200, rounds=1, impl="torch", first=True)
     assert report["impl"] == "torch" and report["growth"] is None and report["paused"] is None
     assert 0 < report["time"][0] <= report["time"][1]
