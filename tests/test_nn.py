@@ -352,6 +352,34 @@ def test_state_dict_round_trip():
     assert not np.any(other.fc1.weight.data == 7)
 
 
+def tied(lib, ones):
+    """lib.Linear - ReLU - the same Linear again, and a Parameter registered under two names."""
+    layer = lib.Linear(2, 2)
+    model = lib.Sequential(layer, lib.ReLU(), layer)
+    model.scale = lib.Parameter(ones)
+    model.also = model.scale
+    return model
+
+
+def test_a_shared_layer_is_in_the_state_dict_under_each_of_its_names():
+    model = tied(nn, np.ones(1))
+    names = ["scale", "also", "0.weight", "0.bias", "2.weight", "2.bias"]
+    assert list(model.state_dict()) == names
+    assert len(list(model.parameters())) == 3  # an optimizer still gets each Parameter once
+    other = tied(nn, np.ones(1))
+    other.load_state_dict(model.state_dict())  # strict: every name is there
+    np.testing.assert_array_equal(other[0].weight.data, model[0].weight.data)
+
+
+def test_a_shared_layers_state_dict_names_match_torch():
+    torch = pytest.importorskip("torch")
+    theirs = tied(torch.nn, torch.ones(1)).state_dict()
+    assert list(tied(nn, np.ones(1)).state_dict()) == list(theirs)
+    mine = tied(nn, np.ones(1))
+    mine.load_state_dict({name: value.numpy() for name, value in theirs.items()})
+    np.testing.assert_array_equal(mine[2].weight.data, theirs["2.weight"].numpy())
+
+
 def test_load_state_dict_errors_leave_the_model_alone():
     model = TwoLayer()
     before = model.state_dict()

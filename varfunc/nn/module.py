@@ -174,9 +174,17 @@ class Module:
 
     # --- state -----------------------------------------------------------------------------------
 
+    def _state_names(self, prefix: str = "") -> Iterator[tuple[str, Parameter]]:
+        """(dotted name, Parameter) under every name that reaches it: a shared layer is listed
+        under each of its names, as torch's state_dict lists it (parameters() lists it once)."""
+        for name, param in self._parameters.items():
+            yield prefix + name, param
+        for name, module in self._modules.items():
+            yield from module._state_names(f"{prefix}{name}.")
+
     def state_dict(self) -> OrderedDict:
         """{dotted name: a copy of the parameter's array}, in registration order."""
-        return OrderedDict((name, param.data.copy()) for name, param in self.named_parameters())
+        return OrderedDict((name, param.data.copy()) for name, param in self._state_names())
 
     def load_state_dict(self, state_dict: Any, strict: bool = True) -> None:
         """Copy arrays into the parameters of the same names (onto each parameter's device and dtype).
@@ -184,7 +192,7 @@ class Module:
         With strict, the names must match exactly; a missing or unexpected name is an error. Shapes
         must always match. Nothing is changed unless every entry fits.
         """
-        params = OrderedDict(self.named_parameters())
+        params = OrderedDict(self._state_names())
         missing = [name for name in params if name not in state_dict]
         unexpected = [name for name in state_dict if name not in params]
         if strict and (missing or unexpected):
