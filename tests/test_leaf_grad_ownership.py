@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from conftest import on_device
 
-from varfunc import Function, Variable
+from varfunc import EventLog, Function, Variable
 from varfunc.functions import Mm
 
 
@@ -160,3 +160,68 @@ def test_a_broken_promise_of_new_arrays_still_gives_each_leaf_its_own(how):
     assert b.grad.tolist() == [1.0, 1.0]
     assert seed.tolist() == [1.0, 1.0]
     assert a.grad.base is None  # not a view into memory someone else holds
+
+
+def test_a_function_hook_that_removes_itself_still_counts_as_a_witness():
+    a, b = Variable(np.ones((2, 3))), Variable(np.ones((3, 4)))
+    y = a.mm(b)
+    kept = []
+
+    def once(grad_input, grad_output):
+        kept.append(grad_input)
+        y.creator.remove_hook("once")
+
+    y.creator.register_hook("once", once)
+    y.backward(np.ones((2, 4)))
+    assert not np.shares_memory(a.grad, kept[0][0]) and not np.shares_memory(b.grad, kept[0][1])
+
+
+def test_the_event_log_keeps_copies_so_nothing_it_holds_becomes_grad():
+    a, b = Variable(np.ones((2, 3))), Variable(np.ones((3, 4)))
+    log = EventLog()
+    a.mm(b).sum().backward(recorder=log)
+    kept = [v for e in log.events for value in e.details.values() for v in _arrays(value)]
+    assert kept and not any(np.shares_memory(a.grad, k) or np.shares_memory(b.grad, k) for k in kept)
+
+
+def _arrays(value):
+    if isinstance(value, np.ndarray):
+        return [value]
+    return [v for v in value if isinstance(v, np.ndarray)] if isinstance(value, tuple) else []
+
+
+class ReturnsAViewForTheOtherInput(Function):
+    backward_makes_new_arrays = True
+
+    def forward(self, a, b):
+        return a + b
+
+    def backward(self, grad_output):
+        fresh = grad_output * 1.0
+        return fresh, fresh[...]  # the second is a view of the first
+
+
+def test_an_array_returned_again_as_a_view_is_not_kept():
+    x, y = leaf("cpu", [1.0, 2.0]), leaf("cpu", [3.0, 4.0])
+    h = y * 1.0
+    kept = []
+    h.register_hook("keep", kept.append)
+    ReturnsAViewForTheOtherInput()(x, h).backward(np.ones(2))
+    assert not np.shares_memory(x.grad, kept[0])
+
+
+class MmThatKeepsItsGradient(Mm):
+    """Overrides backward without promising anything: the Mm promise must not carry over."""
+
+    def backward(self, grad_output):
+        a, b = self.saved_tensors
+        self.kept = a.T @ grad_output
+        return None, self.kept
+
+
+def test_a_subclass_that_overrides_backward_does_not_inherit_the_promise():
+    assert Mm.backward_makes_new_arrays and not MmThatKeepsItsGradient.backward_makes_new_arrays
+    x, w = Variable(np.ones((2, 3)), requires_grad=False), Variable(np.ones((3, 2)))
+    y = MmThatKeepsItsGradient()(x, w)
+    y.backward(np.ones((2, 2)))
+    assert not np.shares_memory(w.grad, y.creator.kept)

@@ -157,3 +157,21 @@ def test_a_number_that_does_not_fit_an_integer_dtype_is_a_clear_error(op, name):
     ):
         op(u)
     assert u.data.tolist() == [0, 1, 2] and u._version[0] == 0  # nothing changed
+
+
+def test_c_minus_a_in_place_fails_before_it_writes():
+    x = Variable(np.array([1, 2], dtype=np.int8))
+    p = Variable(np.array([1.0, 1.0]))
+    z = p * x  # saves x
+    with pytest.raises(vf.DTypeError, match="SubConstant: Python integer 300 out of bounds for int8"):
+        vf.functions.SubConstant(300, sub_tensor=True, inplace=True)(x)
+    assert x.data.tolist() == [1, 2] and x._version[0] == 0
+    z.sum().backward()
+    assert p.grad.tolist() == [1.0, 2.0]
+
+
+def test_an_overflow_with_float_data_is_numpys_own_error():
+    """Only a number meeting an integer dtype is the kit's DTypeError; the rest stays as it was."""
+    with pytest.raises(OverflowError) as raised:
+        Variable(np.ones(2)) + 10**400
+    assert not isinstance(raised.value, vf.DTypeError)

@@ -70,23 +70,24 @@ class ExecutionEngine:
             need_copy.discard(slot)
         buffer[output_nr] += grad
 
-    def _is_new_array(self, fn: Any, d: Any, grad_input: tuple, grad_output: tuple) -> bool:
-        """True if fn's backward has just made d and nobody else can hold it, so a Leaf may keep it.
+    def _is_new_array(self, d: Any, grad_input: tuple, grad_output: tuple) -> bool:
+        """True if d, from a backward that promised new arrays, is held by nobody else: a Leaf may keep it.
 
-        Only Functions that promise it (``backward_makes_new_arrays``: the matrix products) qualify,
-        and only when no hook saw d, d is no view, not one of the gradients fn was handed, and not
-        returned for two inputs. Anything else (a passed-through or saved array) is copied.
+        The promise (``backward_makes_new_arrays``: the matrix products) is checked before backward
+        runs, and only if no hook will see the arrays. Then d must own its memory, not be a gradient
+        backward was handed, and not be returned twice (or as a view) for another input.
         """
-        return (
-            fn.backward_makes_new_arrays
-            and not fn.backward_hooks
-            and d.base is None
-            and sum(g is d for g in grad_input) == 1
-            and not any(g is d for g in grad_output)
-        )
+        if d.base is not None or any(g is d for g in grad_output):
+            return False
+        return sum(g is d or getattr(g, "base", None) is d for g in grad_input) == 1
 
     def run_backward(self, variable: Any, grad: Any, recorder: Any = None) -> None:
-        """Backpropagate grad from variable to every leaf that requires grad."""
+        """Backpropagate grad from variable to every leaf that requires grad.
+
+        recorder.record(kind, function, **details) is called at every step. The arrays in details
+        stay the engine's: later sums go into them and a Leaf may keep one as .grad, so a recorder
+        copies what it keeps (EventLog does).
+        """
         root = variable.creator
         dependencies = self._compute_dependencies(root)
         root_buffer = [None] * len(root.output_ids)
@@ -103,6 +104,8 @@ class ExecutionEngine:
             fn, grad_output = take_next()
             if recorder is not None:
                 recorder.record("popped", fn, grad_output=tuple(grad_output), ready=_names(ready))
+            # Asked before backward runs: a hook may remove itself, and what it saw it may keep.
+            promised = fn.backward_makes_new_arrays and not fn.backward_hooks
             grad_input = fn._do_backward(*grad_output)
             if recorder is not None:
                 kind = "accumulated" if isinstance(fn, Leaf) else "called_backward"
@@ -117,7 +120,9 @@ class ExecutionEngine:
                 if buffer[output_nr] is None and dependencies[prev_fn][output_nr] == 0:
                     # The slot's only gradient: nothing to sum, no mark needed. A Leaf will keep it
                     # as .grad, so it must be an array nobody else holds.
-                    if isinstance(prev_fn, Leaf) and not self._is_new_array(fn, d, grad_input, grad_output):
+                    if isinstance(prev_fn, Leaf) and not (
+                        promised and self._is_new_array(d, grad_input, grad_output)
+                    ):
                         d = d.copy()
                     buffer[output_nr] = d
                 else:

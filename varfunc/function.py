@@ -57,6 +57,12 @@ class Function(ModernFunctionNames):
     # handed: the engine then lets a Leaf keep them as .grad without a copy (the matrix products).
     backward_makes_new_arrays: bool = False
 
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        # A promise about backward's arrays holds for the backward it was made for, not an override.
+        if "backward" in cls.__dict__ and "backward_makes_new_arrays" not in cls.__dict__:
+            cls.backward_makes_new_arrays = False
+
     def __call__(self, *input: Any) -> Any:
         """Run the op on Variables: forward on their arrays, then record the graph."""
         return self._do_forward(*input)
@@ -116,6 +122,8 @@ class Function(ModernFunctionNames):
         try:
             result = self.forward(*arrays)
         except OverflowError as error:  # NumPy: "Python integer 300 out of bounds for uint8"
+            if not any(a.dtype.kind in "iub" for a in arrays):
+                raise  # not a number meeting an integer dtype: forward's own overflow, as it was
             raise self._overflow_error(arrays, error) from None
         raw_outputs = result if type(result) is tuple else (result,)
         dirty = self.dirty_tensors

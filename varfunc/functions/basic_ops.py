@@ -156,9 +156,8 @@ class SubConstant(InplaceFunction):
     def forward(self, a):
         if self.inplace:
             self.mark_dirty(a)
-            if self.sub_tensor:
-                a *= -1
-                a += self.constant
+            if self.sub_tensor:  # c - a in one ufunc: a constant that does not fit fails before any write
+                get_array_module(a).subtract(self.constant, a, out=a)
             else:
                 a -= self.constant
             return a
