@@ -373,6 +373,8 @@ def test_a_shared_layer_is_in_the_state_dict_under_each_of_its_names():
 
 def test_a_shared_layers_state_dict_names_match_torch():
     torch = pytest.importorskip("torch")
+    names = [n for n, _ in tied(torch.nn, torch.ones(1)).named_modules(remove_duplicate=False)]
+    assert [n for n, _ in tied(nn, np.ones(1)).named_modules(remove_duplicate=False)] == names
     theirs = tied(torch.nn, torch.ones(1)).state_dict()
     assert list(tied(nn, np.ones(1)).state_dict()) == list(theirs)
     mine = tied(nn, np.ones(1))

@@ -105,14 +105,18 @@ class Module:
             raise DTypeError(f"add_module({name!r}): expected a Module, got {type(module).__name__}")
         setattr(self, name, module)
 
-    def named_parameters(self, prefix: str = "") -> Iterator[tuple[str, Parameter]]:
-        """(dotted name, Parameter) for this Module's parameters and its sub-Modules', each once."""
+    def named_parameters(
+        self, prefix: str = "", remove_duplicate: bool = True
+    ) -> Iterator[tuple[str, Parameter]]:
+        """(dotted name, Parameter) for this Module's parameters and its sub-Modules', each once
+        (with remove_duplicate=False, under every name that reaches it, as state_dict lists them)."""
         seen = set()
-        for module_name, module in self.named_modules(prefix):
+        for module_name, module in self.named_modules(prefix, remove_duplicate):
             for name, param in module._parameters.items():
-                if id(param) in seen:
-                    continue
-                seen.add(id(param))
+                if remove_duplicate:
+                    if id(param) in seen:
+                        continue
+                    seen.add(id(param))
                 yield (f"{module_name}.{name}" if module_name else name), param
 
     def parameters(self) -> Iterator[Parameter]:
@@ -128,15 +132,19 @@ class Module:
         """The direct sub-Modules."""
         yield from self._modules.values()
 
-    def named_modules(self, prefix: str = "", _seen: set | None = None) -> Iterator[tuple[str, Module]]:
-        """(dotted name, Module) for this Module (name prefix) and every sub-Module, depth first."""
+    def named_modules(
+        self, prefix: str = "", remove_duplicate: bool = True, _seen: set | None = None
+    ) -> Iterator[tuple[str, Module]]:
+        """(dotted name, Module) for this Module (name prefix) and every sub-Module, depth first;
+        a shared sub-Module once, or under each of its names with remove_duplicate=False."""
         seen = set() if _seen is None else _seen
-        if id(self) in seen:
-            return
-        seen.add(id(self))
+        if remove_duplicate:
+            if id(self) in seen:
+                return
+            seen.add(id(self))
         yield prefix, self
         for name, module in self._modules.items():
-            yield from module.named_modules(f"{prefix}.{name}" if prefix else name, seen)
+            yield from module.named_modules(f"{prefix}.{name}" if prefix else name, remove_duplicate, seen)
 
     def modules(self) -> Iterator[Module]:
         """This Module and every sub-Module."""
@@ -174,17 +182,11 @@ class Module:
 
     # --- state -----------------------------------------------------------------------------------
 
-    def _state_names(self, prefix: str = "") -> Iterator[tuple[str, Parameter]]:
-        """(dotted name, Parameter) under every name that reaches it: a shared layer is listed
-        under each of its names, as torch's state_dict lists it (parameters() lists it once)."""
-        for name, param in self._parameters.items():
-            yield prefix + name, param
-        for name, module in self._modules.items():
-            yield from module._state_names(f"{prefix}{name}.")
-
     def state_dict(self) -> OrderedDict:
         """{dotted name: a copy of the parameter's array}, in registration order."""
-        return OrderedDict((name, param.data.copy()) for name, param in self._state_names())
+        return OrderedDict(
+            (name, param.data.copy()) for name, param in self.named_parameters(remove_duplicate=False)
+        )
 
     def load_state_dict(self, state_dict: Any, strict: bool = True) -> None:
         """Copy arrays into the parameters of the same names (onto each parameter's device and dtype).
@@ -192,7 +194,7 @@ class Module:
         With strict, the names must match exactly; a missing or unexpected name is an error. Shapes
         must always match. Nothing is changed unless every entry fits.
         """
-        params = OrderedDict(self._state_names())
+        params = OrderedDict(self.named_parameters(remove_duplicate=False))
         missing = [name for name in params if name not in state_dict]
         unexpected = [name for name in state_dict if name not in params]
         if strict and (missing or unexpected):
