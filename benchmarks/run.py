@@ -27,10 +27,11 @@ import argparse
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
-from varfunc import Variable, backend
+from varfunc import Variable, backend, nn
 
 from . import common
 from . import numpy_reference as ref
@@ -117,50 +118,139 @@ class NumpyMLP:
         return ref.mlp_step(self.params, self.x, self.labels, self.lr)
 
 
+class VarfuncNNMLP:
+    """The model as chapter 08 builds it: nn.Linear layers (weights stored (out, in)), cross_entropy."""
+
+    def __init__(self, params: dict, x: np.ndarray, labels: np.ndarray, lr: float = LR) -> None:
+        (n_in, n_hidden), n_out = params["W1"].shape, params["W2"].shape[1]
+        dtype = params["W1"].dtype
+        self.model = nn.Sequential(
+            nn.Linear(n_in, n_hidden, dtype=dtype), nn.ReLU(), nn.Linear(n_hidden, n_out, dtype=dtype)
+        )
+        for p, array in zip(self.model.parameters(), _layer_arrays(params)):
+            p.data = array
+        self.x = Variable(x, requires_grad=False)
+        self.labels, self.lr = labels, lr
+
+    def step(self) -> float:
+        params = list(self.model.parameters())
+        for p in params:
+            p.grad = None
+        loss = nn.cross_entropy(self.model(self.x), self.labels)
+        loss.backward()
+        for p in params:
+            p.data -= self.lr * p.grad
+        return loss.item()
+
+    def arrays(self) -> dict:
+        """The parameters under the reference's names, in its (in, out) layout."""
+        weight1, bias1, weight2, bias2 = (p.data for p in self.model.parameters())
+        return {"W1": weight1.T, "b1": bias1, "W2": weight2.T, "b2": bias2}
+
+
+class TorchNNMLP:
+    """The same in PyTorch: torch.nn.Linear layers and F.cross_entropy."""
+
+    def __init__(self, params: dict, x: np.ndarray, labels: np.ndarray, lr: float = LR) -> None:
+        torch = common.torch
+        (n_in, n_hidden), n_out = params["W1"].shape, params["W2"].shape[1]
+        dtype = torch.from_numpy(params["W1"]).dtype
+
+        def linear(n: int, m: int) -> Any:
+            return torch.nn.Linear(n, m, dtype=dtype)
+
+        self.model = torch.nn.Sequential(linear(n_in, n_hidden), torch.nn.ReLU(), linear(n_hidden, n_out))
+        with torch.no_grad():
+            for p, array in zip(self.model.parameters(), _layer_arrays(params)):
+                p.copy_(torch.from_numpy(array))
+        self.x, self.labels = torch.from_numpy(x), torch.from_numpy(labels)
+        self.lr = lr
+
+    def step(self) -> float:
+        torch = common.torch
+        params = list(self.model.parameters())
+        for p in params:
+            p.grad = None
+        loss = torch.nn.functional.cross_entropy(self.model(self.x), self.labels)
+        loss.backward()
+        with torch.no_grad():
+            for p in params:
+                p -= self.lr * p.grad
+        return loss.item()
+
+
+def _layer_arrays(params: dict) -> list:
+    """Copies of the reference's W1, b1, W2, b2, the weights turned to Linear's (out, in) layout."""
+    return [
+        np.array(params[name].T if name[0] == "W" else params[name], order="C")
+        for name in ("W1", "b1", "W2", "b2")
+    ]
+
+
+# Two forms of one model: as chapter 08 trains it (nn.Linear and cross_entropy, one node each), and
+# built from the core's ops alone (mm, + bias, relu, log_softmax, indexing, mean).
+FORMS = {"nn": (VarfuncNNMLP, TorchNNMLP), "core ops": (VarfuncMLP, TorchMLP)}
+
+
 def mlp_models(sizes: tuple, batch: int) -> dict:
+    """{name: model} for one size: each form in varfunc and PyTorch, and NumPy by hand."""
     params = ref.init_mlp(sizes)
     x, labels = ref.make_batch(batch, sizes[0], sizes[2])
-    models = {"varfunc": VarfuncMLP(params, x, labels), "NumPy by hand": NumpyMLP(params, x, labels)}
-    if common.torch is not None:
-        models["PyTorch"] = TorchMLP(params, x, labels)
+    models = {"NumPy by hand": NumpyMLP(params, x, labels)}
+    for form, (ours, theirs) in FORMS.items():
+        models[f"varfunc {form}"] = ours(params, x, labels)
+        if common.torch is not None:
+            models[f"PyTorch {form}"] = theirs(params, x, labels)
     return models
 
 
 def part_b(configs: list, rounds: int) -> tuple[str, list]:
+    """Time every model of each size side by side; a target verdict for each form."""
     rows = [
-        "| model | batch | varfunc ms | PyTorch ms | NumPy by hand ms "
+        "| model | form | batch | varfunc ms | PyTorch ms | NumPy by hand ms "
         "| varfunc / PyTorch | varfunc / NumPy | PyTorch / NumPy |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|",
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|",
     ]
     targets, oks = [], []
     for sizes, batch, number, target in configs:
         models = mlp_models(sizes, batch)
-        # Four passes: each model's rounds are spread over the run, so a noisy minute hits all three.
+        # Four passes: each model's rounds are spread over the run, so a noisy minute hits them all.
         times = compare({name: model.step for name, model in models.items()}, rounds, number, passes=4)
         name = "-".join(map(str, sizes))
-        cells = [cell(times[k]) for k in models]
-        if "PyTorch" not in times:
-            cells.append("n/a")
-        vf, np_t = times["varfunc"][0], times["NumPy by hand"][0]
-        torch_t = times["PyTorch"][0] if "PyTorch" in times else None
-        vs_torch = f"{vf / torch_t:.2f}x" if torch_t else "n/a"
-        torch_vs_numpy = f"{torch_t / np_t:.2f}x" if torch_t else "n/a"
-        rows.append(
-            f"| {name} | {batch} | {cells[0]} | {cells[2]} | {cells[1]} | {vs_torch} "
-            f"| {vf / np_t:.2f}x | {torch_vs_numpy} |"
-        )
-        if target == "numpy":
-            ok = vf <= 1.05 * np_t
-            targets.append(
-                f"{name}: varfunc within 1.05x of NumPy by hand: {vf / np_t:.2f}x, **{verdict(ok)}**."
+        np_t = times["NumPy by hand"][0]
+        form_oks = []
+        for form in FORMS:
+            vf = times[f"varfunc {form}"][0]
+            torch_timing = times.get(f"PyTorch {form}")
+            torch_t = torch_timing[0] if torch_timing else None
+            torch_cells = (
+                (cell(torch_timing), f"{vf / torch_t:.2f}x", f"{torch_t / np_t:.2f}x")
+                if torch_t
+                else ("n/a",) * 3
             )
-        elif torch_t is None:
-            ok = True
-            targets.append(f"{name}: faster than PyTorch: not measured (PyTorch is not installed).")
-        else:
-            ok = vf < torch_t
-            targets.append(f"{name}: varfunc faster than PyTorch: {vf / torch_t:.2f}x, **{verdict(ok)}**.")
-        oks.append(ok)
+            rows.append(
+                f"| {name} | {form} | {batch} | {cell(times[f'varfunc {form}'])} | {torch_cells[0]} "
+                f"| {cell(times['NumPy by hand'])} | {torch_cells[1]} | {vf / np_t:.2f}x | {torch_cells[2]} |"
+            )
+            if target == "numpy":
+                ok = vf <= 1.05 * np_t
+                targets.append(
+                    f"{name}, {form}: varfunc within 1.05x of NumPy by hand: {vf / np_t:.2f}x, "
+                    f"**{verdict(ok)}**."
+                )
+            elif torch_t is None:
+                ok = True
+                targets.append(
+                    f"{name}, {form}: faster than PyTorch: not measured (PyTorch is not installed)."
+                )
+            else:
+                ok = vf < torch_t
+                targets.append(
+                    f"{name}, {form}: varfunc faster than PyTorch {form}: {vf / torch_t:.2f}x, "
+                    f"**{verdict(ok)}**."
+                )
+            form_oks.append(ok)
+        oks.append(form_oks)
     body = (
         "### (b) MLP training step (forward, loss, backward, SGD update), float32\n\n"
         + "\n".join(rows)
@@ -207,14 +297,19 @@ def main(argv: list | None = None) -> int:
     elapsed = time.perf_counter() - start
     print(f"({elapsed:.0f} s)", file=sys.stderr)
     if not args.quick:
+        large, small = (
+            ", ".join(f"{form} **{verdict(ok)}**" for form, ok in zip(FORMS, oks)) for oks in ok_b
+        )
         summary = (
-            f"Summary: (a) **{verdict(ok_a)}**, (b) large **{verdict(ok_b[0])}**, small "
-            f"**{verdict(ok_b[1])}**, (c) time **{verdict(ok_time)}**, memory **{verdict(ok_mem)}**.\n\n"
+            f"Summary: (a) **{verdict(ok_a)}**, (b) large: {large}; small: {small}; "
+            f"(c) time **{verdict(ok_time)}**, memory **{verdict(ok_mem)}**.\n\n"
             "Times: fastest round after a warm-up, median round in brackets; ratios and targets use "
             "the fastest rounds (other work on the machine can only add time). The garbage collector "
-            "stays on. PyTorch runs on the CPU with its default threads; the "
-            "PyTorch and varfunc models use the same ops (mm, +, relu, log_softmax, indexing, mean) "
-            "and both clear gradients by setting them to None before each step.\n"
+            "stays on. PyTorch runs on the CPU with its default threads; (b) "
+            "runs each model in two forms, in both libraries: as chapter 08 trains it (`nn.Linear`, "
+            "`cross_entropy`: one node per layer and one for the likelihood, as in PyTorch's nn of "
+            "2017) and built from the core's ops alone (mm, +, relu, log_softmax, indexing, mean). "
+            "Every model clears gradients by setting them to None before each step.\n"
         )
         write_section(
             "core", "make bench", "\n".join([summary, body_a, body_b, body_c, MEMORY_NOTE, RESULTS_NOTES])

@@ -29,11 +29,12 @@ def test_chain_matches_the_hand_written_chain_rule():
 
 
 @pytest.mark.parametrize("dtype, rtol", [(np.float64, 1e-10), (np.float32, 2e-5)])
-def test_varfunc_and_numpy_mlp_steps_agree(dtype, rtol):
+@pytest.mark.parametrize("form", ["nn", "core ops"])
+def test_varfunc_and_numpy_mlp_steps_agree(form, dtype, rtol):
     sizes, batch = (12, 8, 5), 6
     params = ref.init_mlp(sizes, dtype=dtype)
     x, labels = ref.make_batch(batch, sizes[0], sizes[2], dtype=dtype)
-    varfunc_model = run.VarfuncMLP(params, x, labels, lr=0.5)
+    varfunc_model = run.FORMS[form][0](params, x, labels, lr=0.5)
     numpy_model = run.NumpyMLP(params, x, labels, lr=0.5)
     for _ in range(3):  # several steps: the updated weights feed the next forward pass
         loss_vf = varfunc_model.step()
@@ -46,12 +47,25 @@ def test_varfunc_and_numpy_mlp_steps_agree(dtype, rtol):
         assert not np.allclose(array, params[name]), f"{name} was not updated"
 
 
+@pytest.mark.oracle
+@pytest.mark.parametrize("form", ["nn", "core ops"])
+def test_torch_mlp_steps_agree_with_numpy(monkeypatch, form):
+    monkeypatch.setattr(common, "torch", pytest.importorskip("torch"))
+    sizes, batch = (12, 8, 5), 6
+    params = ref.init_mlp(sizes, dtype=np.float64)
+    x, labels = ref.make_batch(batch, sizes[0], sizes[2], dtype=np.float64)
+    torch_model = run.FORMS[form][1](params, x, labels, lr=0.5)
+    numpy_model = run.NumpyMLP(params, x, labels, lr=0.5)
+    for _ in range(3):
+        np.testing.assert_allclose(torch_model.step(), numpy_model.step(), rtol=1e-10)
+
+
 def test_quick_mode_functions_run_on_tiny_sizes(monkeypatch, capsys):
     monkeypatch.setattr(common, "torch", None)  # the PyTorch columns read n/a without it
     body_a, ok_a = chains.part_a(steps=5, rounds=1)
     assert "(a) Chain of 5 scalar steps" in body_a and ok_a
     body_b, oks = run.part_b([((6, 4, 3), 2, 1, "numpy"), ((5, 4, 3), 2, 1, "torch")], rounds=1)
-    assert body_b.count("| 2 |") == 2 and len(oks) == 2
+    assert body_b.count("| 2 |") == 4 and [len(form_oks) for form_oks in oks] == [2, 2]
     chains.chain_child(200, rounds=1)
     report = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
     assert report["ops"] == 200 and report["growth"] >= 0

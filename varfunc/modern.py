@@ -76,6 +76,8 @@ MODERN_NAMES = {
     "Baddbmm": "BaddbmmBackward0",
     "Softmax": "SoftmaxBackward0",
     "LogSoftmax": "LogSoftmaxBackward0",
+    "Linear": "AddmmBackward0",  # nn's Linear: F.linear on a batch of rows, with a bias
+    "NLLLoss": "NllLossBackward0",
 }
 
 

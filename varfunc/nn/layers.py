@@ -10,6 +10,7 @@ import numpy as np
 
 from ..errors import DTypeError, ShapeError
 from ..variable import Variable
+from . import functions
 from .module import Module, Parameter
 
 _rng = np.random.default_rng()
@@ -27,9 +28,10 @@ def default_rng() -> np.random.Generator:
 
 
 def linear(input: Variable, weight: Variable, bias: Variable | None = None) -> Variable:
-    """input @ weight.t() + bias: weight has shape (out_features, in_features), as in torch."""
-    output = input.matmul(weight.t())
-    return output if bias is None else output + bias
+    """input @ weight.t() + bias as one Function (functions.Linear); weight is (out_features, in_features)."""
+    if bias is None:
+        return functions.Linear()(input, weight)
+    return functions.Linear()(input, weight, bias)
 
 
 class Linear(Module):

@@ -1,4 +1,7 @@
-"""Loss functions, written with the core's ops so that backward comes for free.
+"""Loss functions: the regression losses written with the core's ops, so backward comes from the graph.
+
+The negative log-likelihood is one Function, as in 2017 (functions.NLLLoss), and cross_entropy is
+LogSoftmax followed by it.
 
 Each takes ``input`` (a Variable) and ``target`` (a Variable or an array) and a ``reduction``:
 'mean' (the 2017 default, ``size_average=True``), 'sum', or 'none' (one loss per element/sample).
@@ -13,9 +16,9 @@ import numpy as np
 from ..backend import to_device
 from ..errors import DTypeError, ShapeError
 from ..variable import Variable
+from . import functions
+from .functions import REDUCTIONS
 from .module import Module
-
-_REDUCTIONS = ("mean", "sum", "none")
 
 
 def _as_target(name: str, input: Any, target: Any) -> Variable:
@@ -34,7 +37,7 @@ def _reduce(name: str, loss: Variable, reduction: str) -> Variable:
         return loss.sum()
     if reduction == "none":
         return loss
-    raise ValueError(f"{name}: reduction must be one of {_REDUCTIONS}, got {reduction!r}")
+    raise ValueError(f"{name}: reduction must be one of {REDUCTIONS}, got {reduction!r}")
 
 
 def _difference(name: str, input: Any, target: Any) -> Variable:
@@ -104,9 +107,7 @@ def nll_loss(input: Variable, target: Any, reduction: str = "mean") -> Variable:
             f"cross_entropy/nll_loss: target holds class {int(bad[0])} but input has {classes} "
             f"classes (0 to {classes - 1})"
         )
-    rows = to_device(np.arange(n), input.device)
-    picked = input[rows, to_device(labels, input.device)]
-    return _reduce("nll_loss", -picked, reduction)
+    return functions.NLLLoss(to_device(labels, input.device), reduction)(input)
 
 
 def cross_entropy(input: Variable, target: Any, reduction: str = "mean") -> Variable:

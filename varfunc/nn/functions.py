@@ -1,0 +1,95 @@
+"""nn's own Functions: a linear layer and the negative log-likelihood, each one node of the graph.
+
+PyTorch's nn of 2016-2017 did the same: ``nn.Linear`` called a ``Linear`` Function (forward an
+``addmm``, backward three matrix products) and ``NLLLoss`` was a THNN Function. Built from the
+core's ops instead, a linear layer is three nodes (``Matmul``, ``Transpose``, ``Add``) and the loss
+three more (``Index``, ``Negate``, ``Mean``); one node each keeps the same gradients with fewer arrays
+made and copied per step (the weight's gradient no longer arrives through ``Transpose`` as a view,
+so the Leaf can keep it). tests/test_nn_functions.py checks both against the composition.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..backend import get_array_module
+from ..errors import ShapeError
+from ..function import Function
+
+REDUCTIONS = ("mean", "sum", "none")
+
+
+class Linear(Function):
+    """input @ weight.T + bias, for input (..., in_features) and weight (out_features, in_features)."""
+
+    backward_makes_new_arrays = True  # every gradient is a product or a sum: a new array
+
+    def forward(self, input, weight, bias=None):
+        _check_linear_shapes(input, weight, bias)
+        self.save_for_backward(input, weight)
+        output = input @ weight.T
+        if bias is None:
+            return output
+        if get_array_module(output).result_type(output, bias) == output.dtype:
+            output += bias  # into the product's own array: no second (N, out) array
+            return output
+        return output + bias  # a wider bias dtype: the result widens, as x @ W.T + b would
+
+    def backward(self, grad_output):
+        input, weight = self.saved_tensors
+        needs = self.needs_input_grad
+        # Every leading dim of input is a batch dim: flatten them, so each sum is one product.
+        rows_out = grad_output.reshape(-1, weight.shape[0])
+        grad_input = grad_output @ weight if needs[0] else None
+        grad_weight = rows_out.T @ input.reshape(-1, weight.shape[1]) if needs[1] else None
+        if len(needs) == 2:
+            return grad_input, grad_weight
+        grad_bias = rows_out.sum(axis=0) if needs[2] else None
+        return grad_input, grad_weight, grad_bias
+
+
+def _check_linear_shapes(input: Any, weight: Any, bias: Any) -> None:
+    """Raise a ShapeError that names the layer's sizes unless input, weight and bias fit together."""
+    if weight.ndim != 2:
+        raise ShapeError(f"linear: weight must be (out_features, in_features), got shape {weight.shape}")
+    out_features, in_features = weight.shape
+    if input.ndim == 0 or input.shape[-1] != in_features:
+        raise ShapeError(
+            f"linear: input of shape {input.shape} does not fit weight {weight.shape}: the input's last "
+            f"dim must be in_features = {in_features}"
+        )
+    if bias is not None and bias.shape != (out_features,):
+        raise ShapeError(
+            f"linear: bias must have shape ({out_features},) for weight {weight.shape}, got {bias.shape}"
+        )
+
+
+class NLLLoss(Function):
+    """-input[i, target[i]] for log-probabilities (N, C): averaged, summed or one per row."""
+
+    def __init__(self, target: Any, reduction: str = "mean") -> None:
+        if reduction not in REDUCTIONS:
+            raise ValueError(f"nll_loss: reduction must be one of {REDUCTIONS}, got {reduction!r}")
+        self.target = target  # class indices (N,), on the input's device, checked by nll_loss
+        self.reduction = reduction
+
+    def forward(self, input):
+        xp = get_array_module(input)
+        self.rows = xp.arange(input.shape[0])
+        losses = -input[self.rows, self.target]
+        if self.reduction == "mean":
+            return losses.mean()
+        if self.reduction == "sum":
+            return losses.sum()
+        return losses
+
+    def backward(self, grad_output):
+        xp = get_array_module(grad_output)
+        grad = xp.zeros(self.input_shapes[0], dtype=grad_output.dtype)
+        if self.reduction == "mean":
+            grad_output = grad_output / len(self.rows)
+        grad[self.rows, self.target] = -grad_output  # one picked place per row: nothing adds up
+        return grad
+
+    def extra_repr(self) -> str:
+        return f"reduction={self.reduction!r}"
