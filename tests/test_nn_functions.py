@@ -5,7 +5,7 @@ import pytest
 from conftest import on_device
 
 import varfunc.nn as nn
-from varfunc import ShapeError, Variable, gradcheck
+from varfunc import InplaceError, ShapeError, Variable, gradcheck
 from varfunc.modern import modern_name
 from varfunc.nn import functions
 
@@ -25,6 +25,8 @@ def composed_nll(logp, labels, reduction):
 
 
 INPUT_SHAPES = [(5, 4), (4,), (2, 3, 4), (0, 4)]
+# (input, weight) shapes with no features on one side: every gradient is empty or zero
+EMPTY_LAYERS = [((5, 0), (3, 0)), ((5, 4), (0, 4))]
 
 
 @pytest.mark.parametrize("shape", INPUT_SHAPES[:3], ids=str)
@@ -48,6 +50,28 @@ def test_linear_matches_the_composed_ops(device, shape, bias):
         results.append([out.data] + [v.grad for v in leaves])
     for ours, composed in zip(*results):
         np.testing.assert_allclose(on_device("cpu", ours), on_device("cpu", composed), atol=1e-12)
+
+
+@pytest.mark.parametrize("x_shape, w_shape", EMPTY_LAYERS, ids=str)
+def test_linear_with_no_in_or_out_features(x_shape, w_shape):
+    results = []
+    for op in (nn.linear, composed_linear):
+        leaves = [Variable(np.ones(shape)) for shape in (x_shape, w_shape, w_shape[:1])]
+        out = op(*leaves)
+        out.sum().backward()
+        results.append([out.data] + [v.grad for v in leaves])
+    for ours, composed in zip(*results):
+        assert ours.shape == composed.shape
+        np.testing.assert_array_equal(ours, composed)
+
+
+def test_a_weight_changed_between_forward_and_backward_is_an_inplace_error():
+    layer = nn.Linear(4, 3, dtype=np.float64)
+    x = Variable(rand(5, 4))
+    out = layer(x)
+    layer.weight.data -= 0.1  # an optimizer step before backward
+    with pytest.raises(InplaceError, match="saved tensor 1 .*modified by an in-place operation"):
+        out.sum().backward()
 
 
 def test_linear_is_one_node_and_skips_the_gradients_nobody_needs(monkeypatch):
@@ -126,6 +150,19 @@ def test_nll_loss_matches_the_composed_ops_and_gradcheck(device, reduction):
         np.testing.assert_array_equal(ours, composed)
     if device == "cpu":
         assert gradcheck(lambda v: nn.nll_loss(v, labels, reduction=reduction), (logp,))
+
+
+def test_nll_loss_keeps_the_labels_it_was_given():
+    x = Variable(rand(4, 3))
+    labels = np.array([0, 1, 2, 0])
+    label_variable = Variable(labels.copy(), requires_grad=False)
+    losses = [nn.nll_loss(x, labels, "sum"), nn.nll_loss(x, label_variable, "sum")]
+    labels[:] = 2
+    label_variable.add_(1)
+    for loss in losses:
+        x.grad = None
+        loss.backward()
+        np.testing.assert_array_equal(x.grad, -np.eye(3)[[0, 1, 2, 0]])
 
 
 def test_nll_loss_keeps_float32_and_refuses_a_bad_reduction_before_recording():

@@ -6,10 +6,15 @@ core's ops instead, a linear layer is three nodes (``Matmul``, ``Transpose``, ``
 three more (``Index``, ``Negate``, ``Mean``); one node each keeps the same gradients with fewer arrays
 made and copied per step (the weight's gradient no longer arrives through ``Transpose`` as a view,
 so the Leaf can keep it). tests/test_nn_functions.py checks both against the composition.
+
+Linear saves the weight's own array, as PyTorch does (the composition saved a transposed copy): a
+weight changed in place between forward and backward (``optimizer.step()`` before ``backward()``)
+is an InplaceError, where the composition silently used the old weight.
 """
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from ..backend import get_array_module
@@ -39,9 +44,11 @@ class Linear(Function):
         input, weight = self.saved_tensors
         needs = self.needs_input_grad
         # Every leading dim of input is a batch dim: flatten them, so each sum is one product.
-        rows_out = grad_output.reshape(-1, weight.shape[0])
+        # (The row count is given, not -1: a layer may have 0 in or out features.)
+        rows = math.prod(input.shape[:-1])
+        rows_out = grad_output.reshape(rows, weight.shape[0])
         grad_input = grad_output @ weight if needs[0] else None
-        grad_weight = rows_out.T @ input.reshape(-1, weight.shape[1]) if needs[1] else None
+        grad_weight = rows_out.T @ input.reshape(rows, weight.shape[1]) if needs[1] else None
         if len(needs) == 2:
             return grad_input, grad_weight
         grad_bias = rows_out.sum(axis=0) if needs[2] else None
@@ -60,7 +67,8 @@ def _check_linear_shapes(input: Any, weight: Any, bias: Any) -> None:
         )
     if bias is not None and bias.shape != (out_features,):
         raise ShapeError(
-            f"linear: bias must have shape ({out_features},) for weight {weight.shape}, got {bias.shape}"
+            f"linear: bias must have shape ({out_features},) for weight {weight.shape}, got "
+            f"{bias.shape}; for a bias of another shape write input.matmul(weight.t()) + bias"
         )
 
 
@@ -70,7 +78,8 @@ class NLLLoss(Function):
     def __init__(self, target: Any, reduction: str = "mean") -> None:
         if reduction not in REDUCTIONS:
             raise ValueError(f"nll_loss: reduction must be one of {REDUCTIONS}, got {reduction!r}")
-        self.target = target  # class indices (N,), on the input's device, checked by nll_loss
+        self.target = target.copy()  # class indices (N,), checked by nll_loss; later changes to
+        # the caller's array must not move the gradient
         self.reduction = reduction
 
     def forward(self, input):
