@@ -196,4 +196,14 @@ def test_linear_and_nll_loss_match_torch_values_gradients_and_names():
     for v, t in zip(ours, theirs):
         np.testing.assert_allclose(v.grad, t.grad.numpy(), atol=1e-12)
     assert modern_name(out.creator) == tout.grad_fn.name()
-    assert modern_name(nn.linear(*ours).creator) == F.linear(*theirs).grad_fn.name()
+
+
+@pytest.mark.oracle
+@pytest.mark.parametrize("shape", INPUT_SHAPES + [(6, 2, 3, 4)], ids=str)
+@pytest.mark.parametrize("bias", [True, False], ids=["bias", "no bias"])
+def test_linear_is_named_as_torch_names_f_linear(shape, bias):
+    torch = pytest.importorskip("torch")
+    arrays = (rand(*shape), rand(3, 4), rand(3))[: 3 if bias else 2]
+    ours = nn.linear(*(Variable(a) for a in arrays)).creator
+    theirs = torch.nn.functional.linear(*(torch.tensor(a, requires_grad=True) for a in arrays)).grad_fn
+    assert ours.name() == theirs.name()
