@@ -74,12 +74,16 @@ def test_a_weight_changed_between_forward_and_backward_is_an_inplace_error():
         out.sum().backward()
 
 
-def test_linear_is_one_node_and_skips_the_gradients_nobody_needs(monkeypatch):
-    returned = []
+@pytest.fixture
+def returned(monkeypatch):
+    """What each Linear.backward returns, in call order."""
+    grads = []
     backward = functions.Linear.backward
-    monkeypatch.setattr(
-        functions.Linear, "backward", lambda *a: returned.append(backward(*a)) or returned[-1]
-    )
+    monkeypatch.setattr(functions.Linear, "backward", lambda *a: grads.append(backward(*a)) or grads[-1])
+    return grads
+
+
+def test_linear_is_one_node_and_skips_the_gradients_nobody_needs(returned):
     layer = nn.Linear(4, 3, dtype=np.float64)
     x = Variable(rand(5, 4), requires_grad=False)
     out = layer(x)
@@ -91,16 +95,7 @@ def test_linear_is_one_node_and_skips_the_gradients_nobody_needs(monkeypatch):
     np.testing.assert_allclose(layer.weight.grad, np.ones((5, 3)).T @ x.data)
 
 
-def test_the_weight_keeps_its_gradient_uncopied(monkeypatch):
-    returned = []
-    backward = functions.Linear.backward
-
-    def spy(self, grad_output):
-        grads = backward(self, grad_output)
-        returned.append(grads)
-        return grads
-
-    monkeypatch.setattr(functions.Linear, "backward", spy)
+def test_the_weight_keeps_its_gradient_uncopied(returned):
     layer = nn.Linear(4, 3, dtype=np.float64)
     layer(Variable(rand(5, 4), requires_grad=False)).sum().backward()
     assert layer.weight.grad is returned[0][1]
