@@ -301,6 +301,33 @@ def test_keepdim(name, rng):
     assert getattr(x, name)(keepdim=True).shape == (1, 1, 1)
 
 
+@pytest.mark.parametrize("dim", [None, 0, 1, (0, 1)])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_mean_is_numpys_mean_to_the_last_bit(dim, dtype, rng):
+    a = (rng.standard_normal((300, 7)) * 100).astype(dtype)
+    out = Variable(a).mean(dim)
+    np.testing.assert_array_equal(out.data, a.mean(axis=dim))
+    assert out.dtype == dtype
+
+
+def test_mean_of_float16_and_integers_sums_in_a_wider_dtype():
+    """As NumPy's mean does: float16 is summed in float32 and integers in float64, so neither overflows."""
+    halves = np.full(100, 1000, dtype=np.float16)  # their float16 sum, 100,000, is past float16's 65,504
+    assert Variable(halves).mean().item() == 1000.0
+    big = np.full(3, 2**62, dtype=np.int64)  # their int64 sum wraps around
+    assert Variable(big).mean().item() == float(2**62)
+
+
+@pytest.mark.parametrize("name", ["sum", "mean"])
+@pytest.mark.parametrize("keepdim", [False, True])
+def test_a_full_reduction_sends_each_element_its_gradient_in_the_data_dtype(name, keepdim, rng):
+    x = Variable(rng.standard_normal((3, 4)).astype(np.float32))
+    y = getattr(x, name)(keepdim=keepdim)
+    (y * 2).sum().backward()
+    assert x.grad.dtype == np.float32 and x.grad.shape == (3, 4)
+    np.testing.assert_array_equal(x.grad, np.full((3, 4), 2 / 12 if name == "mean" else 2, np.float32))
+
+
 SELECTIONS = [
     ("max", lambda a, d: np.argmax(a, axis=d)),
     ("min", lambda a, d: np.argmin(a, axis=d)),

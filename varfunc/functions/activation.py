@@ -14,7 +14,8 @@ class Softmax(Function):
         self.dim = dim
 
     def forward(self, a):
-        axis = normalize_dims("softmax", self.dim, a.ndim)  # () for a 0-d a: its softmax is 1
+        # () for a 0-d a: its softmax is 1
+        self.axis = axis = normalize_dims("softmax", self.dim, a.ndim)
         if a.size == 0:  # nothing to normalise (and NumPy's max refuses an empty reduction)
             result = a.copy()
         else:
@@ -25,8 +26,7 @@ class Softmax(Function):
 
     def backward(self, grad_output):
         (y,) = self.saved_tensors
-        axis = normalize_dims("softmax", self.dim, y.ndim)
-        return y * (grad_output - (grad_output * y).sum(axis=axis, keepdims=True))
+        return y * (grad_output - (grad_output * y).sum(axis=self.axis, keepdims=True))
 
     def extra_repr(self) -> str:
         return f"dim={self.dim}"
@@ -40,7 +40,8 @@ class LogSoftmax(Function):
 
     def forward(self, a):
         xp = get_array_module(a)
-        axis = normalize_dims("log_softmax", self.dim, a.ndim)  # () for a 0-d a: log 1 = 0
+        # () for a 0-d a: log 1 = 0
+        self.axis = axis = normalize_dims("log_softmax", self.dim, a.ndim)
         if a.size == 0:  # nothing to normalise (and NumPy's max refuses an empty reduction)
             result = a.copy()
         else:
@@ -51,9 +52,8 @@ class LogSoftmax(Function):
 
     def backward(self, grad_output):
         (y,) = self.saved_tensors
-        axis = normalize_dims("log_softmax", self.dim, y.ndim)
         xp = get_array_module(y)
-        return grad_output - xp.exp(y) * grad_output.sum(axis=axis, keepdims=True)
+        return grad_output - xp.exp(y) * grad_output.sum(axis=self.axis, keepdims=True)
 
     def extra_repr(self) -> str:
         return f"dim={self.dim}"

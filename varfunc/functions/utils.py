@@ -35,6 +35,8 @@ def normalize_dims(op: str, dim: Any, ndim: int) -> tuple:
     """
     if dim is None:
         return tuple(range(ndim))
+    if type(dim) is int and -ndim <= dim < ndim:  # the usual case, one dim in range: no checks left
+        return (dim % ndim,)
     dims = (dim,) if isinstance(dim, int) else dim
     if not isinstance(dims, (tuple, list)) or not all(isinstance(d, int) for d in dims):
         raise ShapeError(f"{op}: dim must be an int or a tuple of ints, got {dim!r}")
