@@ -27,9 +27,7 @@ from .common import cell, compare, load_torch, verdict
 def chain_varfunc(steps: int, backward: bool = True) -> tuple:
     """The chain on a 0-d float64 Variable; returns (y, dy/dx) as arrays."""
     x = Variable(np.array(1.0), requires_grad=True)
-    y = x
-    for _ in range(steps):
-        y = y * ref.SCALE + ref.SHIFT
+    y = ref.chain_forward(x, steps)
     if backward:
         y.backward()
     return y.data, x.grad
@@ -39,19 +37,10 @@ def chain_torch(steps: int, backward: bool = True) -> tuple:
     """The same chain on a 0-d float64 tensor."""
     torch = common.torch
     x = torch.tensor(1.0, dtype=torch.float64, requires_grad=True)
-    y = x
-    for _ in range(steps):
-        y = y * ref.SCALE + ref.SHIFT
+    y = ref.chain_forward(x, steps)
     if backward:
         y.backward()
     return y.detach().numpy(), x.grad.numpy() if backward else None
-
-
-def chain_numpy_forward(steps: int) -> np.ndarray:
-    y = np.array(1.0)
-    for _ in range(steps):
-        y = y * ref.SCALE + ref.SHIFT
-    return y
 
 
 def part_a(steps: int, rounds: int) -> tuple[str, bool]:
@@ -64,7 +53,7 @@ def part_a(steps: int, rounds: int) -> tuple[str, bool]:
     }
     forward = {
         "varfunc": lambda: chain_varfunc(steps, backward=False),
-        "NumPy by hand": lambda: chain_numpy_forward(steps),
+        "NumPy by hand": lambda: ref.chain_forward(np.array(1.0), steps),
     }
     if common.torch is not None:
         y_t, g_t = chain_torch(steps)
@@ -125,16 +114,15 @@ def _peak_growth(ops: int) -> int:
     """Bytes by which the peak resident memory rises above the start while one chain runs."""
     gc.collect()
     if _reset_peak():
-        before = _status_bytes("VmRSS")
-        chain_varfunc(ops // 2)
-        return _status_bytes("VmHWM") - before
-    # no /proc: ru_maxrss, which also counts the start-up peak (an underestimate at small sizes)
-    import resource
+        before, peak = _status_bytes("VmRSS"), lambda: _status_bytes("VmHWM")
+    else:  # no /proc: ru_maxrss, which also counts the start-up peak (an underestimate at small sizes)
+        import resource
 
-    scale = 1 if sys.platform == "darwin" else 1024  # bytes on macOS, KiB on Linux
-    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * scale
+        scale = 1 if sys.platform == "darwin" else 1024  # bytes on macOS, KiB on Linux
+        peak = lambda: resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * scale  # noqa: E731
+        before = peak()
     chain_varfunc(ops // 2)
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * scale - before
+    return peak() - before
 
 
 def chain_child(ops: int, rounds: int, impl: str = "varfunc", first: bool = True) -> dict:

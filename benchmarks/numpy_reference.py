@@ -15,11 +15,16 @@ SCALE = 1.0001
 SHIFT = 0.5
 
 
-def chain_forward_backward(steps: int, x: float = 1.0) -> tuple[np.ndarray, np.ndarray]:
-    """Run the chain forward on a 0-d array, then backward by the chain rule; return (y, dy/dx)."""
-    y = np.array(x)
+def chain_forward(y, steps: int):
+    """steps of y = y * SCALE + SHIFT, on whatever y is: a 0-d array, a Variable or a tensor."""
     for _ in range(steps):
         y = y * SCALE + SHIFT
+    return y
+
+
+def chain_forward_backward(steps: int, x: float = 1.0) -> tuple[np.ndarray, np.ndarray]:
+    """Run the chain forward on a 0-d array, then backward by the chain rule; return (y, dy/dx)."""
+    y = chain_forward(np.array(x), steps)
     # Backward: each step multiplies the gradient by its local derivative d(y * s + c)/dy = s.
     grad = np.array(1.0)
     for _ in range(steps):

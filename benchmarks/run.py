@@ -86,7 +86,8 @@ class VarfuncMLP:
             p.data -= self.lr * p.grad
 
     def arrays(self) -> dict:
-        return {name: p.data for name, p in self.params.items()}
+        """The parameters as NumPy arrays, under the reference's names (a CPU model's)."""
+        return {name: np.asarray(p.data) for name, p in self.params.items()}
 
 
 class TorchMLP(VarfuncMLP):
@@ -123,38 +124,58 @@ class NumpyMLP:
         return ref.mlp_step(self.params, self.x, self.labels, self.lr)
 
 
-class VarfuncNNMLP(VarfuncMLP):
-    """The model as chapter 08 builds it: nn.Linear layers (weights stored (out, in)), cross_entropy."""
+class NNForm:
+    """What both nn forms share: the layers' sizes and arrays from the reference's, their parameters."""
 
-    def __init__(self, params: dict, x: np.ndarray, labels: np.ndarray, lr: float = LR) -> None:
+    model: Any
+
+    @staticmethod
+    def sizes(params: dict) -> tuple[int, int, int]:
+        """(in, hidden, out) of the reference's W1 (in, hidden) and W2 (hidden, out)."""
         (n_in, n_hidden), n_out = params["W1"].shape, params["W2"].shape[1]
-        dtype = params["W1"].dtype
-        self.model = nn.Sequential(
-            nn.Linear(n_in, n_hidden, dtype=dtype), nn.ReLU(), nn.Linear(n_hidden, n_out, dtype=dtype)
-        )
-        for p, array in zip(self.model.parameters(), _layer_arrays(params)):
-            p.data = array
-        self.x = Variable(x, requires_grad=False)
-        self.labels, self.lr = labels, lr
+        return n_in, n_hidden, n_out
+
+    @staticmethod
+    def layer_arrays(params: dict) -> list:
+        """Copies of the reference's W1, b1, W2, b2, the weights turned to Linear's (out, in) layout."""
+        return [
+            np.array(params[name].T if name[0] == "W" else params[name], order="C")
+            for name in ("W1", "b1", "W2", "b2")
+        ]
 
     def parameters(self) -> list:
         return list(self.model.parameters())
 
-    def loss(self) -> Variable:
-        return nn.cross_entropy(self.model(self.x), self.labels)
-
     def arrays(self) -> dict:
-        """The parameters under the reference's names, in its (in, out) layout."""
-        weight1, bias1, weight2, bias2 = (p.data for p in self.parameters())
+        """The parameters as NumPy arrays under the reference's names, in its (in, out) layout."""
+        weight1, bias1, weight2, bias2 = (np.asarray(p.data) for p in self.parameters())
         return {"W1": weight1.T, "b1": bias1, "W2": weight2.T, "b2": bias2}
 
 
-class TorchNNMLP(TorchMLP):
+class VarfuncNNMLP(NNForm, VarfuncMLP):
+    """The model as chapter 08 builds it: nn.Linear layers (weights stored (out, in)), cross_entropy."""
+
+    def __init__(self, params: dict, x: np.ndarray, labels: np.ndarray, lr: float = LR) -> None:
+        n_in, n_hidden, n_out = self.sizes(params)
+        dtype = params["W1"].dtype
+        self.model = nn.Sequential(
+            nn.Linear(n_in, n_hidden, dtype=dtype), nn.ReLU(), nn.Linear(n_hidden, n_out, dtype=dtype)
+        )
+        for p, array in zip(self.model.parameters(), self.layer_arrays(params)):
+            p.data = array
+        self.x = Variable(x, requires_grad=False)
+        self.labels, self.lr = labels, lr
+
+    def loss(self) -> Variable:
+        return nn.cross_entropy(self.model(self.x), self.labels)
+
+
+class TorchNNMLP(NNForm, TorchMLP):
     """The same in PyTorch: torch.nn.Linear layers and F.cross_entropy."""
 
     def __init__(self, params: dict, x: np.ndarray, labels: np.ndarray, lr: float = LR) -> None:
         torch = common.torch
-        (n_in, n_hidden), n_out = params["W1"].shape, params["W2"].shape[1]
+        n_in, n_hidden, n_out = self.sizes(params)
         dtype = torch.from_numpy(params["W1"]).dtype
         self.model = torch.nn.Sequential(
             torch.nn.Linear(n_in, n_hidden, dtype=dtype),
@@ -162,24 +183,13 @@ class TorchNNMLP(TorchMLP):
             torch.nn.Linear(n_hidden, n_out, dtype=dtype),
         )
         with torch.no_grad():
-            for p, array in zip(self.model.parameters(), _layer_arrays(params)):
+            for p, array in zip(self.model.parameters(), self.layer_arrays(params)):
                 p.copy_(torch.from_numpy(array))
         self.x, self.labels = torch.from_numpy(x), torch.from_numpy(labels)
         self.lr = lr
 
-    def parameters(self) -> list:
-        return list(self.model.parameters())
-
     def loss(self) -> Any:
         return common.torch.nn.functional.cross_entropy(self.model(self.x), self.labels)
-
-
-def _layer_arrays(params: dict) -> list:
-    """Copies of the reference's W1, b1, W2, b2, the weights turned to Linear's (out, in) layout."""
-    return [
-        np.array(params[name].T if name[0] == "W" else params[name], order="C")
-        for name in ("W1", "b1", "W2", "b2")
-    ]
 
 
 # Two forms of one model: as chapter 08 trains it (nn.Linear and cross_entropy, one node each), and

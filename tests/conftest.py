@@ -40,6 +40,11 @@ def device(request):
     return request.param
 
 
+def rand(*shape, seed=0):
+    """Standard-normal float64 data of the given shape, the same for the same seed."""
+    return np.random.default_rng(seed).standard_normal(shape)
+
+
 def on_device(device: str, value):
     """value with every NumPy array in it (also inside tuples, lists and Variables) moved to device."""
     from varfunc import Variable

@@ -58,6 +58,9 @@ def test_torch_mlp_steps_agree_with_numpy(monkeypatch, form):
     numpy_model = run.NumpyMLP(params, x, labels, lr=0.5)
     for _ in range(3):
         np.testing.assert_allclose(torch_model.step(), numpy_model.step(), rtol=1e-10)
+    updated = torch_model.arrays()
+    for name, array in numpy_model.params.items():
+        np.testing.assert_allclose(updated[name], array, rtol=1e-10, atol=1e-12)
 
 
 def test_quick_mode_functions_run_on_tiny_sizes(monkeypatch, capsys):
@@ -65,7 +68,8 @@ def test_quick_mode_functions_run_on_tiny_sizes(monkeypatch, capsys):
     body_a, ok_a = chains.part_a(steps=5, rounds=1)
     assert "(a) Chain of 5 scalar steps" in body_a and ok_a
     body_b, oks = run.part_b([((6, 4, 3), 2, 1, "numpy"), ((5, 4, 3), 2, 1, "torch")], rounds=1)
-    assert body_b.count("| 2 |") == 4 and [len(form_oks) for form_oks in oks] == [2, 2]
+    forms = len(run.FORMS)  # one row and one verdict per form, for each of the two sizes
+    assert body_b.count("| 2 |") == 2 * forms and [len(form_oks) for form_oks in oks] == [forms, forms]
     chains.chain_child(200, rounds=1)
     report = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
     assert report["ops"] == 200 and report["growth"] >= 0

@@ -9,16 +9,13 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import rand
 
 import varfunc.nn as nn
 from varfunc import DeviceError, DTypeError, ShapeError, VarfuncError, Variable, gradcheck
 from varfunc.backend import gpu_status
 
 ROOT = Path(__file__).resolve().parents[1]
-
-
-def rand(*shape, seed=0):
-    return np.random.default_rng(seed).standard_normal(shape)
 
 
 def const(array):

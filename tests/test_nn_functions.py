@@ -2,16 +2,12 @@
 
 import numpy as np
 import pytest
-from conftest import on_device
+from conftest import on_device, rand
 
 import varfunc.nn as nn
 from varfunc import InplaceError, ShapeError, Variable, gradcheck
 from varfunc.modern import modern_name
 from varfunc.nn import functions
-
-
-def rand(*shape, seed=0):
-    return np.random.default_rng(seed).standard_normal(shape)
 
 
 def composed_linear(x, w, b=None):
