@@ -154,6 +154,9 @@ def test_train_test_split():
     assert sorted(np.concatenate([y_train, y_test]).tolist()) == list(range(10))
     with pytest.raises(ValueError, match="test_fraction"):
         data.train_test_split(X, test_fraction=1.5)
+    for fraction in (0.1, 0.9):  # rounds to 0 or to all 3 rows: each part still gets one
+        train, test = data.train_test_split(np.arange(3), test_fraction=fraction)
+        assert len(train) and len(test) and len(train) + len(test) == 3
 
 
 def test_train_test_split_needs_arrays_of_one_length():

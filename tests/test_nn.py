@@ -168,6 +168,23 @@ def test_sequential_indexing_and_ordereddict():
         model[5]
 
 
+def test_a_slice_of_a_sequential_keeps_the_layer_names():
+    model = nn.Sequential(nn.Linear(2, 3), nn.ReLU(), nn.Linear(3, 1))
+    tail = model[1:]
+    assert list(tail.state_dict()) == ["2.weight", "2.bias"]  # torch's names for the same slice
+    assert tail[1] is model[2]
+
+
+def test_assigning_a_non_module_over_a_submodule_is_refused():
+    model = nn.Sequential(nn.Linear(2, 3))
+    with pytest.raises(TypeError, match="as submodule '0' of Sequential"):
+        setattr(model, "0", 3)
+    assert list(model.state_dict()) == ["0.weight", "0.bias"]
+    model.fc = nn.Linear(3, 1)
+    model.fc = None  # None is allowed, as for a parameter
+    assert list(model.state_dict()) == ["0.weight", "0.bias"]
+
+
 @pytest.mark.parametrize("bias", [True, False])
 def test_linear_gradcheck(bias):
     w, b, x = rand(3, 4, seed=1), rand(3, seed=2), rand(5, 4, seed=3)

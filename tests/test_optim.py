@@ -199,6 +199,9 @@ def test_load_state_dict_mismatch_errors():
         optim.SGD([{"params": make_params()[:1]}, {"params": make_params(1)[1:]}], lr=0.1).load_state_dict(
             state
         )
+    unknown = {"state": {7: {"momentum_buffer": np.zeros(3)}}, "param_groups": state["param_groups"]}
+    with pytest.raises(ValueError, match="state for parameter 7, which none of its param_groups lists"):
+        optim.SGD(make_params(), lr=0.1).load_state_dict(unknown)
     wrong = [Variable(np.zeros(s[::-1])) for s in SHAPES]
     with pytest.raises(ShapeError, match="momentum_buffer"):
         optim.SGD(wrong, lr=0.1).load_state_dict(state)
@@ -268,3 +271,76 @@ def test_a_parameter_frozen_after_the_optimizer_was_made_is_left_alone(make):
     optimizer.step()
     assert frozen.data.tolist() == [1.0, 1.0] and frozen.grad is None
     assert (trained.data < 1.0).all()
+
+
+def one_unused_param_run(make_optimizer, zero_grad):
+    """Steps 1-3 train a alone; b (weight decay, momentum or Adam state would move it) joins at step 4."""
+    a, b = Variable(np.array([1.0, -2.0])), Variable(np.array([3.0]))
+    optimizer = make_optimizer([a, b])
+    trajectory = []
+    for step in range(6):
+        zero_grad(optimizer)
+        loss = (a * a).sum() if step < 3 else (a * a).sum() + (b * b * b).sum()
+        loss.backward()
+        optimizer.step()
+        trajectory.append(np.concatenate([a.data, b.data]))
+    return trajectory
+
+
+OPTIMIZERS_THAT_MOVE_ZERO_GRADS = [
+    ("SGD", dict(lr=0.1, momentum=0.9, weight_decay=0.1)),
+    ("Adam", dict(lr=0.1)),
+    ("Adam", dict(lr=0.1, weight_decay=0.1, amsgrad=True)),
+]
+
+
+@pytest.mark.parametrize("name, config", OPTIMIZERS_THAT_MOVE_ZERO_GRADS, ids=str)
+def test_a_parameter_no_backward_reached_is_not_stepped(name, config):
+    make = lambda ps: getattr(optim, name)(ps, **config)  # noqa: E731
+    trajectory = one_unused_param_run(make, lambda o: o.zero_grad())
+    assert [t[2] for t in trajectory[:3]] == [3.0, 3.0, 3.0]  # b: untouched, with no state, until used
+    assert trajectory[3][2] != 3.0
+    optimizer = make([Variable(np.ones(2)), Variable(np.ones(2))])
+    optimizer.zero_grad()
+    optimizer.step()
+    assert not any(optimizer.state.values())  # no backward yet: no step taken, no state made
+
+
+@pytest.mark.oracle
+@pytest.mark.parametrize("name, config", OPTIMIZERS_THAT_MOVE_ZERO_GRADS, ids=str)
+def test_a_parameter_no_backward_reached_matches_torch(name, config):
+    torch = pytest.importorskip("torch")
+    ours = one_unused_param_run(lambda ps: getattr(optim, name)(ps, **config), lambda o: o.zero_grad())
+    a = torch.tensor([1.0, -2.0], dtype=torch.float64, requires_grad=True)
+    b = torch.tensor([3.0], dtype=torch.float64, requires_grad=True)
+    optimizer = getattr(torch.optim, name)([a, b], **config)
+    for step, mine in enumerate(ours):
+        optimizer.zero_grad(set_to_none=False)  # zeroes the gradients that exist, as ours does
+        loss = (a * a).sum() if step < 3 else (a * a).sum() + (b * b * b).sum()
+        loss.backward()
+        optimizer.step()
+        theirs = torch.cat([a, b]).detach().numpy()
+        np.testing.assert_allclose(mine, theirs, rtol=0, atol=1e-12, err_msg=f"step {step + 1}")
+
+
+def test_a_gradient_set_to_none_skips_the_parameter():
+    p = Variable(np.ones(2))
+    optimizer = optim.SGD([p], lr=0.1, momentum=0.9)
+    p.grad = np.ones(2)
+    optimizer.step()
+    moved = p.data.copy()
+    p.grad = None
+    optimizer.step()
+    np.testing.assert_array_equal(p.data, moved)
+
+
+def test_amsgrad_switched_on_between_steps():
+    p = Variable(np.ones(2))
+    optimizer = optim.Adam([p], lr=0.1)
+    p.grad = np.array([1.0, -2.0])
+    optimizer.step()
+    optimizer.param_groups[0]["amsgrad"] = True
+    optimizer.step()
+    state = optimizer.state[p]
+    assert state["step"] == 2
+    np.testing.assert_array_equal(state["max_exp_avg_sq"], state["exp_avg_sq"])

@@ -228,3 +228,26 @@ def test_an_epoch_loss_weights_each_batch_by_its_rows():
     )  # lr 0: the model stays fixed, so the epoch's mean is the loss over all ten rows
     assert len(history.losses) == 3  # batches of 4, 4 and 2 rows
     assert history.epoch_losses[0] == pytest.approx(history.val_metrics["loss"][0], rel=1e-12)
+
+
+def test_a_non_finite_loss_stops_fit_before_the_step():
+    """The weights that gave the bad loss stay, to be inspected."""
+    X, y, _, _ = data.linear_regression(10, 2, seed=1)
+    X[3] = np.nan
+    model = nn.Linear(2, 1)
+    before = [p.data.copy() for p in model.parameters()]
+    with pytest.raises(FloatingPointError, match="at step 1"):
+        fit(model, nn.mse_loss, optim.SGD(model.parameters(), lr=0.1), (X, y), batch_size=10, progress=False)
+    for p, b in zip(model.parameters(), before):
+        np.testing.assert_array_equal(p.data, b)
+
+
+def test_fit_refuses_a_one_shot_iterator_for_several_epochs():
+    X, y, _, _ = data.linear_regression(12, 2, seed=1)
+    model = nn.Linear(2, 1)
+    optimizer = optim.SGD(model.parameters(), lr=0.1)
+    batches = lambda: ((const(X[i : i + 4]), const(y[i : i + 4])) for i in range(0, 12, 4))  # noqa: E731
+    with pytest.raises(ValueError, match="one-shot iterator"):
+        fit(model, nn.mse_loss, optimizer, batches(), epochs=3, progress=False)
+    assert fit(model, nn.mse_loss, optimizer, batches(), epochs=1, progress=False).steps == 3
+    assert fit(model, nn.mse_loss, optimizer, list(batches()), epochs=3, progress=False).steps == 9

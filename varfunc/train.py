@@ -148,6 +148,11 @@ def fit(
     (the 2017 regression example's rule). ``callback(step, loss)`` runs after every step.
     """
     batches = _as_batches(train_data, batch_size, seed, _model_device(model))
+    if epochs > 1 and iter(batches) is batches:
+        raise ValueError(
+            f"fit: train_data is a one-shot iterator ({type(batches).__name__}), so epochs 2 to {epochs} "
+            "would see no batches; pass Minibatches, a list of batches or the arrays (X, y)"
+        )
     history = History()
     metrics = dict(metrics or {})
     try:
@@ -167,14 +172,14 @@ def fit(
             for x, y in batches:
                 optimizer.zero_grad()
                 loss = loss_fn(model(x), y)
-                loss.backward()
-                optimizer.step()
                 value = float(loss.item())
-                if not math.isfinite(value):
+                if not math.isfinite(value):  # before the step: the weights that gave it stay to inspect
                     raise FloatingPointError(
                         f"fit: the loss became {value} at step {history.steps + 1}; lower the learning "
-                        "rate or check the inputs for inf/nan"
+                        "rate or check the inputs for inf/nan (the model keeps the weights that gave it)"
                     )
+                loss.backward()
+                optimizer.step()
                 history.losses.append(value)
                 rows = len(x) if getattr(x, "ndim", 1) else 1
                 epoch_sum += value * rows

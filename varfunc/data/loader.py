@@ -102,7 +102,7 @@ def train_test_split(*arrays: Any, test_fraction: float = 0.25, seed: Any = 0) -
         raise ValueError(f"train_test_split: needs at least 2 samples to make two parts, got {n}")
     rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
     order = rng.permutation(n)
-    n_test = max(1, int(round(n * test_fraction)))
+    n_test = min(n - 1, max(1, int(round(n * test_fraction))))  # neither part may be empty
     test, train = order[:n_test], order[n_test:]
     out = []
     for array in arrays:

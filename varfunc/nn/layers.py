@@ -116,9 +116,9 @@ class Sequential(Module):
         return input
 
     def __getitem__(self, index: int) -> Module:
+        if isinstance(index, slice):  # the layers keep their names, as in torch: "2.weight" stays
+            return Sequential(OrderedDict(list(self._modules.items())[index]))
         modules = list(self._modules.values())
-        if isinstance(index, slice):
-            return Sequential(*modules[index])
         if not -len(modules) <= index < len(modules):
             raise IndexError(f"Sequential: index {index} is out of range for {len(modules)} modules")
         return modules[index]

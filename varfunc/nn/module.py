@@ -59,6 +59,12 @@ class Module:
                 f"{type(self).__name__}: it would stop being trained and saved; assign an "
                 f"nn.Parameter (or None), or change the values in place through {name}.data"
             )
+        if name in self._modules and not (value is None or isinstance(value, Module)):
+            raise TypeError(
+                f"cannot assign a {type(value).__name__} as submodule {name!r} of "
+                f"{type(self).__name__}: its parameters would silently leave the model; assign a "
+                "Module (or None)"
+            )
         self._parameters.pop(name, None)
         self._modules.pop(name, None)
         if isinstance(value, Parameter):

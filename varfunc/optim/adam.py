@@ -53,17 +53,15 @@ class Adam(Optimizer):
             )
             beta1, beta2 = group["betas"]
             for param in self._trained(group["params"]):
+                xp = get_array_module(param.data)
                 grad = param.grad
                 if weight_decay != 0:
                     grad = grad + weight_decay * param.data
                 state = self.state.setdefault(param, {})
                 if not state:
-                    xp = get_array_module(param.data)
                     state["step"] = 0
                     state["exp_avg"] = xp.zeros_like(param.data)
                     state["exp_avg_sq"] = xp.zeros_like(param.data)
-                    if amsgrad:
-                        state["max_exp_avg_sq"] = xp.zeros_like(param.data)
                 state["step"] += 1
                 step = state["step"]
                 exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
@@ -72,11 +70,12 @@ class Adam(Optimizer):
                 exp_avg_sq *= beta2
                 exp_avg_sq += (1 - beta2) * grad * grad
                 if amsgrad:
-                    xp = get_array_module(param.data)
-                    xp.maximum(state["max_exp_avg_sq"], exp_avg_sq, out=state["max_exp_avg_sq"])
+                    if "max_exp_avg_sq" not in state:  # made on first use: amsgrad may be switched on later
+                        state["max_exp_avg_sq"] = xp.zeros_like(param.data)
                     second = state["max_exp_avg_sq"]
+                    xp.maximum(second, exp_avg_sq, out=second)
                 else:
                     second = exp_avg_sq
                 step_size = lr / (1 - beta1**step)
-                denom = get_array_module(second).sqrt(second) / math.sqrt(1 - beta2**step) + eps
+                denom = xp.sqrt(second) / math.sqrt(1 - beta2**step) + eps
                 param.data -= step_size * exp_avg / denom

@@ -94,13 +94,18 @@ class Optimizer:
 
     @staticmethod
     def _trained(params: list) -> list:
-        """The parameters that still require grad: one frozen after the optimizer was made is skipped."""
-        return [p for p in params if p.requires_grad]
+        """The parameters a step updates: those that require grad and have a gradient.
+
+        A parameter no backward has reached (its gradient is None, or was set to None) is skipped,
+        as torch.optim skips it: a zero gradient would still move it through weight decay,
+        momentum or Adam's running averages. One frozen after the optimizer was made is skipped too.
+        """
+        return [p for p in params if p.requires_grad and p._grad is not None]
 
     def zero_grad(self) -> None:
-        """Set the gradient of every parameter to zero (frozen ones have none)."""
+        """Set every gradient that exists to zero, in place (PyTorch's zero_grad(set_to_none=False))."""
         for param in self._trained(self._params()):
-            param.grad[...] = 0
+            param._grad[...] = 0
 
     def step(self) -> None:
         """Update the parameters from their .grad (subclasses)."""
@@ -142,7 +147,12 @@ class Optimizer:
             by_index.update(zip(saved["params"], group["params"]))
         new_state = {}
         for key, saved in state_dict["state"].items():
-            param = by_index[int(key)]
+            param = by_index.get(int(key))
+            if param is None:
+                raise ValueError(
+                    f"{type(self).__name__}.load_state_dict: the state dict has state for parameter "
+                    f"{key}, which none of its param_groups lists (they list {sorted(by_index)})"
+                )
             entry = {}
             for name, value in saved.items():
                 if hasattr(value, "shape") and value.shape not in ((), param.shape):
