@@ -10,6 +10,7 @@ CORE = {
     "backend",
     "variable",
     "function",
+    "hooks",
     "leaf",
     "engine",
     "functions",

@@ -335,3 +335,85 @@ def test_an_index_array_changed_after_indexing_does_not_move_the_gradient():
     key[:] = 1
     y.sum().backward()
     assert x.grad.tolist() == [1.0 + 4.0, 1.0, 0.0, 2.0]
+
+
+class ReturnsDtype(Function):
+    """Doubles its input; backward returns the gradient in another dtype."""
+
+    def __init__(self, dtype):
+        self.dtype = dtype
+
+    def forward(self, a):
+        return a * 2
+
+    def backward(self, g):
+        return (g * 2).astype(self.dtype)
+
+
+@pytest.mark.parametrize("dtype", [bool, np.int64, np.float16, np.float32])
+def test_a_gradient_in_another_dtype_is_cast_to_its_input_dtype(dtype):
+    """As torch does: bools would be OR-ed and float16 would round everything upstream."""
+    x = Variable(np.array([1.0, 2.0]))
+    (ReturnsDtype(dtype)(x * (1 + 1e-6)) + ReturnsDtype(dtype)(x)).sum().backward()
+    expected = 1 + (1 + 1e-6) if dtype is bool else 2 + 2 * (1 + 1e-6)  # backward's g * 2: True for bool
+    assert x.grad.dtype == np.float64
+    np.testing.assert_allclose(x.grad, [expected, expected], rtol=1e-12)
+
+
+def test_a_hook_replacement_in_another_dtype_is_cast():
+    x = Variable(np.array([1.0, 2.0]))
+    y = x * (1 + 1e-6)
+    y.register_hook("f16", lambda g: g.astype(np.float16))
+    z = Variable(np.array([1.0, 2.0]))
+    z.register_hook("bool", lambda g: np.ones(g.shape, bool))
+    (y + z + z).sum().backward()
+    np.testing.assert_allclose(x.grad, [1 + 1e-6] * 2, rtol=1e-12)
+    assert z.grad.dtype == np.float64 and z.grad.tolist() == [1.0, 1.0]
+
+
+class ReturnsVariable(Function):
+    def forward(self, a):
+        return a * 2
+
+    def backward(self, g):
+        return Variable(g * 2)
+
+
+class ReturnsList(Function):
+    def forward(self, a, b):
+        return a * b
+
+    def backward(self, g):
+        return [g, g]
+
+
+def test_backward_returning_a_variable_or_a_list_is_a_clear_error():
+    with pytest.raises(vf.ShapeError, match=r"returned a Variable, not an array .*\.data"):
+        ReturnsVariable()(Variable(np.ones(2))).sum().backward()
+    with pytest.raises(vf.VarfuncError, match="it returned a list: return a tuple"):
+        ReturnsList()(Variable(np.ones(2)), Variable(np.ones(2))).sum().backward()
+    x = Variable(np.ones(2))
+    x.register_hook("h", lambda g: Variable(g))
+    with pytest.raises(vf.ShapeError, match=r"returned a Variable .*\(not a Variable\)"):
+        (x * 3).sum().backward()
+    with pytest.raises(vf.VarfuncError, match="must be callable, got 5"):
+        x.register_hook("h2", 5)
+
+
+@pytest.mark.parametrize("on", ["leaf", "function"])
+def test_a_hook_that_removes_itself_beside_another_hook(on):
+    x = Variable(np.array([1.0, 2.0]))
+    target = x if on == "leaf" else x * 2
+
+    def once(g):
+        target.remove_hook("once")
+        return g * 10
+
+    target.register_hook("once", once)
+    target.register_hook("other", lambda g: g + 1)
+    (target * 1.0).sum().backward()
+    expected = [11.0, 11.0] if on == "leaf" else [22.0, 22.0]  # torch: 22, 22 for the function case
+    assert x.grad.tolist() == expected
+    x.grad = None
+    (target * 1.0).sum().backward()  # "once" is gone
+    assert x.grad.tolist() == ([2.0, 2.0] if on == "leaf" else [4.0, 4.0])

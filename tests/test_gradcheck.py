@@ -233,3 +233,29 @@ def test_no_differentiable_output_is_a_clear_error(rng):
 def test_tolerances_are_arguments(rng):
     a, b = rng.standard_normal((2, 3)), rng.standard_normal((2, 3))
     assert vf.gradcheck(lambda x, y: OneWrongElement()(x, y), (a, b), atol=1.0, rtol=0.0)
+
+
+@pytest.mark.parametrize("layout", ["transposed", "fortran"])
+def test_gradcheck_passes_on_inputs_that_are_not_c_contiguous(layout):
+    a = np.random.default_rng(0).standard_normal((3, 4))
+    data = a.T if layout == "transposed" else np.asfortranarray(a)
+    assert vf.gradcheck(lambda x: x * 2, (data,))
+    assert vf.gradcheck(lambda x, y: GoodMul()(x, y), (data, data.copy()))
+
+
+class NanInBackward(Function):
+    def forward(self, a):
+        return a * 2
+
+    def backward(self, g):
+        grad = g * 2
+        grad.reshape(-1)[0] = np.nan
+        return grad
+
+
+def test_gradcheck_fails_on_nan():
+    with pytest.raises(GradcheckError, match="nan"):
+        vf.gradcheck(lambda x: NanInBackward()(x), (np.arange(1.0, 4.0),))
+    with np.errstate(invalid="ignore"):  # log of negative numbers: a nan forward, a finite backward
+        with pytest.raises(GradcheckError):
+            vf.gradcheck(lambda x: x.log(), (-np.arange(1.0, 4.0),))

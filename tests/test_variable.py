@@ -288,3 +288,30 @@ def test_a_hook_on_a_leafs_creator_is_called():
     x.creator.register_hook("h", lambda grad_input, grad_output: seen.append((grad_input, grad_output)))
     (x * 3).sum().backward()
     assert len(seen) == 1 and seen[0][0] == () and seen[0][1][0].tolist() == [3.0, 3.0]
+
+
+@pytest.mark.parametrize("seed", [np.array([True]), np.array([200], np.uint8), np.array([1])])
+def test_a_seed_of_another_dtype_is_cast_to_the_variables(seed):
+    """torch casts the seed too; summed as given, bools would be OR-ed and uint8 would wrap."""
+    x, y = Variable(np.array([2.0])), Variable(np.array([3.0]))
+    (x * y + (x + y)).backward(seed)
+    value = float(seed[0])
+    assert x.grad.tolist() == [4.0 * value] and y.grad.tolist() == [3.0 * value]
+    assert x.grad.dtype == np.float64
+
+
+def test_integer_data_for_a_variable_that_requires_grad_is_refused():
+    x = Variable(np.array([1.0, 2.0]))
+    with pytest.raises(vf.DTypeError, match="int64 data for a Variable that requires grad"):
+        x.data = np.array([1, 2])
+    assert x.dtype == np.float64 and x.data.tolist() == [1.0, 2.0]
+    labels = Variable(np.array([0, 1]))  # needs no grad: any dtype will do
+    labels.data = np.array([1, 0])
+    assert labels.data.tolist() == [1, 0]
+
+
+def test_a_read_only_grad_is_copied_so_backward_can_add_into_it():
+    x = Variable(np.ones(2))
+    x.grad = np.broadcast_to(np.zeros(1), (2,))
+    (x * 2).sum().backward()
+    assert x.grad.tolist() == [2.0, 2.0]

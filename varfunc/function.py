@@ -11,14 +11,13 @@ Variables are made by asking an input Variable for them (``_make_output``).
 
 from __future__ import annotations
 
-from collections import OrderedDict
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
-from .backend import as_array, check_same_device
+from .backend import as_array, check_same_device, is_array
 from .errors import DTypeError, InplaceError, ShapeError, VarfuncError
+from .hooks import FunctionHooks
 from .modern import ModernFunctionNames
 
 
@@ -29,16 +28,17 @@ def _is_one_of(x: Any, items: tuple) -> bool:
     return False
 
 
-# One tuple object per distinct needs_input_grad value, shared by every Function that has it: a
-# long graph then holds no tuple of flags per op, so the garbage collector has less to count.
-_FLAGS: dict = {}
+# One tuple object per distinct value of needs_input_grad (and of input_dtypes), shared by every
+# Function that has it: a long graph then holds no such tuple per op, so the garbage collector has
+# less to count.
+_SHARED: dict = {}
 
 
-def _shared_flags(flags: tuple) -> tuple:
-    return _FLAGS.setdefault(flags, flags)
+def _shared(values: tuple) -> tuple:
+    return _SHARED.setdefault(values, values)
 
 
-class Function(ModernFunctionNames):
+class Function(FunctionHooks, ModernFunctionNames):
     """A differentiable operation: subclass it and write ``forward(*arrays)`` and ``backward(*grads)``."""
 
     # Graph fields, set by _do_forward. Class-level defaults keep a subclass that forgets
@@ -47,12 +47,12 @@ class Function(ModernFunctionNames):
     output_ids: dict | None = None  # {id(output Variable): output index}
     needs_input_grad: tuple | None = None  # one bool per input
     requires_grad: bool = False  # any(needs_input_grad)
-    backward_hooks: OrderedDict | None = None  # name -> (hook, output index or None)
     to_save: tuple | None = None  # what forward passed to save_for_backward, until it is saved
     dirty_tensors: tuple | None = None  # arrays forward changed in place (mark_dirty)
     non_differentiable: tuple | None = None  # outputs that never get a gradient
     _saved: tuple = ()  # (array, version counter, version when saved) per saved tensor
     input_shapes: tuple | None = None  # for checking the shapes backward returns
+    input_dtypes: tuple | None = None  # for casting the gradients backward returns, as torch does
     # True where backward always returns arrays it has just computed, never one it holds or was
     # handed: the engine then lets a Leaf keep them as .grad without a copy (the matrix products).
     backward_makes_new_arrays: bool = False
@@ -142,10 +142,11 @@ class Function(ModernFunctionNames):
             outputs = self._wrap_outputs(input, arrays, raw_outputs, dirty, creator=None)
             self.to_save = self.non_differentiable = None
         else:
-            self.needs_input_grad = _shared_flags(tuple(needs))
+            self.needs_input_grad = _shared(tuple(needs))
             self.requires_grad = any(needs)
             self.previous_functions = tuple(previous)  # v0.1.3 kept a list: docs/differences.md row 32
             self.input_shapes = tuple([a.shape for a in arrays])
+            self.input_dtypes = _shared(tuple([a.dtype for a in arrays]))
             outputs = self._wrap_outputs(input, arrays, raw_outputs, dirty, creator=self)
             # {id(output Variable): output index}; most ops have one output, and a literal is cheaper
             if len(outputs) == 1:
@@ -280,88 +281,52 @@ class Function(ModernFunctionNames):
         grad_input = self.backward(*grad_output)
         if type(grad_input) is not tuple:
             grad_input = (grad_input,)
-        self._check_grad_input(grad_input)
+        grad_input = self._checked_grad_input(grad_input)
         if self.backward_hooks:
             self._run_function_hooks(grad_input, grad_output)
         return grad_input
 
-    def _check_grad_input(self, grad_input: tuple) -> None:
+    def _checked_grad_input(self, grad_input: tuple) -> tuple:
+        """grad_input if each needed gradient is an array of its input's shape and dtype."""
         shapes = self.input_shapes
         if len(grad_input) != len(shapes):
+            listed = " (it returned a list: return a tuple)" if type(grad_input[0]) is list else ""
             raise VarfuncError(
-                f"{self!r}.backward returned {len(grad_input)} gradient(s) but forward took "
+                f"{self!r}.backward returned {len(grad_input)} gradient(s){listed} but forward took "
                 f"{len(shapes)} input(s); return one gradient per input (None where none is needed)"
             )
-        for grad, needed, shape in zip(grad_input, self.needs_input_grad, shapes):
-            if needed and getattr(grad, "shape", None) != shape:
-                self._raise_bad_grad_input(grad_input)
+        for grad, needed, shape, dtype in zip(grad_input, self.needs_input_grad, shapes, self.input_dtypes):
+            if needed and (type(grad) is not np.ndarray or grad.shape != shape or grad.dtype is not dtype):
+                return self._fixed_grad_input(grad_input)
+        return grad_input
 
-    def _raise_bad_grad_input(self, grad_input: tuple) -> None:
-        checks = zip(grad_input, self.needs_input_grad, self.input_shapes)
-        for index, (grad, needed, shape) in enumerate(checks):
-            got = getattr(grad, "shape", None)
-            if not needed or got == shape:
+    def _fixed_grad_input(self, grad_input: tuple) -> tuple:
+        """Each needed gradient cast to its input's dtype (as torch does), or an error saying what is wrong.
+
+        The slow path of _checked_grad_input: a CuPy array, a NumPy scalar, another dtype, or an error.
+        """
+        fixed = list(grad_input)
+        checks = zip(grad_input, self.needs_input_grad, self.input_shapes, self.input_dtypes)
+        for index, (grad, needed, shape, dtype) in enumerate(checks):
+            if not needed:
                 continue
+            if isinstance(grad, np.generic):  # a NumPy scalar, e.g. from a.sum()
+                grad = np.asarray(grad)
             if grad is None:
                 problem = "None"
-            elif got is None:
-                problem = f"a {type(grad).__name__}, not an array"
+            elif not is_array(grad):
+                problem = f"a {type(grad).__name__}, not an array (a Variable's array is its .data)"
+            elif grad.shape != shape:
+                problem = f"a gradient of shape {grad.shape}"
             else:
-                problem = f"a gradient of shape {got}"
+                fixed[index] = grad if grad.dtype == dtype else grad.astype(dtype)
+                continue
             raise ShapeError(
                 f"{self!r}.backward returned {problem} for input {index}, which has shape {shape} "
                 "and requires grad; return an array of the input's shape (sum a broadcast "
                 "gradient over the broadcast dimensions)"
             )
-
-    # --- hooks ---------------------------------------------------------------------------------
-
-    def register_hook(self, name: str, hook: Callable, variable: Any = None) -> None:
-        """Call hook(grad) for one output's gradient, or hook(grad_input, grad_output) if no variable."""
-        if self.backward_hooks is None:
-            self.backward_hooks = OrderedDict()
-        if name in self.backward_hooks:
-            raise VarfuncError(
-                f"a hook named {name!r} is already registered on {self!r}; "
-                f"call remove_hook({name!r}) first or choose another name"
-            )
-        index = None if variable is None else self.output_ids[id(variable)]
-        self.backward_hooks[name] = (hook, index)
-
-    def remove_hook(self, name: str, variable: Any = None) -> None:
-        """Remove the hook registered under name (only if it is variable's, when one is given)."""
-        hooks = self.backward_hooks or {}
-        entry = hooks.get(name)
-        if entry is not None and variable is not None and entry[1] != self.output_ids.get(id(variable)):
-            entry = None  # a sibling output's hook, or this Function's own: not variable's to remove
-        if entry is None:
-            where = f"on {self!r}" if variable is None else f"on this output of {self!r}"
-            raise VarfuncError(
-                f"no hook named {name!r} {where} (registered: {list(hooks)}); a hook registered "
-                "before an in-place op stays with the Function that made the earlier value"
-            )
-        del hooks[name]
-
-    def _run_variable_hooks(self, grad_output: tuple) -> tuple:
-        grads = list(grad_output)
-        for hook, index in self.backward_hooks.values():
-            if index is None or grads[index] is None:
-                continue
-            replacement = hook(grads[index])
-            if replacement is not None:
-                if getattr(replacement, "shape", None) != grads[index].shape:
-                    raise ShapeError(
-                        f"a hook on output {index} of {self!r} returned "
-                        f"{getattr(replacement, 'shape', type(replacement).__name__)} for a "
-                        f"gradient of shape {grads[index].shape}; return an array of that shape or None"
-                    )
-                grads[index] = replacement
-        return tuple(grads)
-
-    def _run_function_hooks(self, grad_input: tuple, grad_output: tuple) -> None:
-        for hook, index in self.backward_hooks.values():
-            if index is None:
-                hook(grad_input, grad_output)
+        return tuple(fixed)
 
     def extra_repr(self) -> str:
         """The op's settings, shown inside its repr (e.g. the constant of MulConstant)."""

@@ -29,7 +29,7 @@ def gradcheck(fn: Callable, inputs: Any, eps: float = 1e-6, atol: float = 1e-5, 
             continue
         analytical = _analytical_jacobian(outputs, variables, variable)
         numerical = _numerical_jacobian(fn, variables, variable, eps)
-        bad = np.abs(analytical - numerical) > atol + rtol * np.abs(numerical)
+        bad = ~np.isclose(analytical, numerical, rtol=rtol, atol=atol)  # a nan on either side is bad too
         for row, col in zip(*np.nonzero(bad)):
             mismatches.append((i, row, col, analytical[row, col], numerical[row, col], variable.shape))
     if mismatches:
@@ -49,7 +49,8 @@ def _float64_leaves(inputs: Any) -> list:
             data = x if is_array(x) else np.asarray(x)  # a CuPy array stays on its GPU
         wants_grad = x.requires_grad if isinstance(x, Variable) else data.dtype.kind == "f"
         if data.dtype.kind == "f":
-            leaves.append(Variable(data.astype("float64", copy=True), requires_grad=wants_grad))
+            # C order: _numerical_jacobian nudges the elements through a flat view of the copy
+            leaves.append(Variable(data.astype("float64", order="C", copy=True), requires_grad=wants_grad))
         else:
             leaves.append(Variable(data.copy(), requires_grad=False))
     return leaves
@@ -77,7 +78,7 @@ def _analytical_jacobian(outputs: list, variables: list, variable: Variable) -> 
 
 def _numerical_jacobian(fn: Callable, variables: list, variable: Variable, eps: float) -> Any:
     """Column j: (f(x + eps) - f(x - eps)) / 2 eps for output element j, one input element at a time."""
-    flat = variable.data.reshape(-1)  # a view: the leaves hold contiguous copies
+    flat = variable.data.reshape(-1)  # a view: the leaves hold C-contiguous copies
     rows = []
     for k in range(flat.size):
         original = flat[k].item()

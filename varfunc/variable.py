@@ -56,7 +56,14 @@ class Variable(VariableMethods, ModernVariableNames):
     @data.setter
     def data(self, value: Any) -> None:
         if value is not self._data:  # x.data -= lr * g hands back the same array: nothing to check
-            self._data = self._checked_array("data", value)
+            value = self._checked_array("data", value)
+            if value.dtype.kind not in "fc" and self.requires_grad:
+                raise DTypeError(
+                    f"data: got {value.dtype} data for a Variable that requires grad; its gradient "
+                    f"would be truncated to integers: assign floating-point data (value.astype("
+                    f"{self._data.dtype})), or make a Variable that does not require grad"
+                )
+            self._data = value
         self._version[0] += 1  # x.data -= lr * g ends with this assignment: saved copies see it
 
     @property
@@ -75,6 +82,8 @@ class Variable(VariableMethods, ModernVariableNames):
                     f"grad: got {value.dtype} for a Variable of {self._data.dtype}; the gradient has "
                     f"the data's dtype: assign value.astype({self._data.dtype}) or None"
                 )
+            if not getattr(value.flags, "writeable", True):  # a broadcast view: backward adds into .grad
+                value = value.copy()
         self._grad = value
 
     def _checked_array(self, name: str, value: Any) -> Any:
@@ -247,6 +256,8 @@ class Variable(VariableMethods, ModernVariableNames):
                 f"backward: the gradient is on {device_of(gradient)} but the Variable is on "
                 f"{self.device}; move the gradient with the same .cuda() / .cpu() first"
             )
+        if gradient.dtype != self._data.dtype:  # as torch does: a bool or int seed would sum wrongly
+            gradient = gradient.astype(self._data.dtype)
         return gradient
 
     def register_hook(self, name: str, hook: Callable) -> None:

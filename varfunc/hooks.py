@@ -1,0 +1,75 @@
+"""Hooks on a Function: called with an output's gradient before backward, or with both sides after.
+
+``Variable.register_hook`` registers on the Variable's creator with the output's index; the engine
+runs them in ``Function._do_backward`` (and ``Leaf._do_backward``). Kept apart from function.py so
+that the graph-building code reads on its own.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Callable
+from typing import Any
+
+from .backend import is_array
+from .errors import ShapeError, VarfuncError
+
+
+class FunctionHooks:
+    """register_hook / remove_hook, and running the hooks during backward (a mixin of Function)."""
+
+    __slots__ = ()
+    backward_hooks: OrderedDict | None = None  # name -> (hook, output index or None)
+
+    def register_hook(self, name: str, hook: Callable, variable: Any = None) -> None:
+        """Call hook(grad) for one output's gradient, or hook(grad_input, grad_output) if no variable."""
+        if not callable(hook):
+            raise VarfuncError(f"register_hook({name!r}): the hook must be callable, got {hook!r}")
+        if self.backward_hooks is None:
+            self.backward_hooks = OrderedDict()
+        if name in self.backward_hooks:
+            raise VarfuncError(
+                f"a hook named {name!r} is already registered on {self!r}; "
+                f"call remove_hook({name!r}) first or choose another name"
+            )
+        index = None if variable is None else self.output_ids[id(variable)]
+        self.backward_hooks[name] = (hook, index)
+
+    def remove_hook(self, name: str, variable: Any = None) -> None:
+        """Remove the hook registered under name (only if it is variable's, when one is given)."""
+        hooks = self.backward_hooks or {}
+        entry = hooks.get(name)
+        if entry is not None and variable is not None and entry[1] != self.output_ids.get(id(variable)):
+            entry = None  # a sibling output's hook, or this Function's own: not variable's to remove
+        if entry is None:
+            where = f"on {self!r}" if variable is None else f"on this output of {self!r}"
+            raise VarfuncError(
+                f"no hook named {name!r} {where} (registered: {list(hooks)}); a hook registered "
+                "before an in-place op stays with the Function that made the earlier value"
+            )
+        del hooks[name]
+
+    def _run_variable_hooks(self, grad_output: tuple) -> tuple:
+        grads = list(grad_output)
+        for hook, index in tuple(self.backward_hooks.values()):  # a hook may remove itself
+            if index is None or grads[index] is None:
+                continue
+            replacement = hook(grads[index])
+            if replacement is not None:
+                grads[index] = self._checked_hook_result(replacement, grads[index], index)
+        return tuple(grads)
+
+    def _checked_hook_result(self, replacement: Any, grad: Any, index: int) -> Any:
+        """A hook's replacement gradient, in the gradient's dtype; an error unless an array of its shape."""
+        if not is_array(replacement) or replacement.shape != grad.shape:
+            got = replacement.shape if is_array(replacement) else f"a {type(replacement).__name__}"
+            raise ShapeError(
+                f"a hook on output {index} of {self!r} returned {got} for a gradient of shape "
+                f"{grad.shape}; return an array of that shape (not a Variable) or None"
+            )
+        return replacement if replacement.dtype == grad.dtype else replacement.astype(grad.dtype)
+
+    def _run_function_hooks(self, grad_input: tuple, grad_output: tuple) -> None:
+        for hook, index in tuple(self.backward_hooks.values()):  # a hook may remove itself
+            if index is None:
+                hook(grad_input, grad_output)
