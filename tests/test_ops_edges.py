@@ -32,8 +32,8 @@ def test_pow_at_a_zero_base():
     assert g_a.tolist() == [0.0, -np.inf, 12.0]
     # d(a^b)/db = a^b ln a: 0 where the power is 0 (b > 0), -inf where it is inf (b < 0)
     assert g_b[:2].tolist() == [0.0, -np.inf] and g_b[2] == pytest.approx(8 * np.log(2))
-    (g,) = grads_of(lambda x: 0.0**x, np.array([-1.0, 0.0, 2.0]))
-    assert g.tolist() == [-np.inf, 0.0, 0.0]
+    (g,) = grads_of(lambda x: 0.0**x, np.array([-1.0, 0.0, 2.0, np.inf, np.nan]))
+    np.testing.assert_array_equal(g, [-np.inf, 0.0, 0.0, 0.0, np.nan])  # nan stays nan, not -inf
 
 
 @pytest.mark.parametrize("dtype, low", [(np.float32, -80.0), (np.float64, -700.0)])
@@ -91,12 +91,22 @@ def test_integer_to_a_negative_integer_power_is_a_clear_error():
     np.testing.assert_allclose((ints**-1.0).data, [1.0, 0.5, 1 / 3])
 
 
+def test_an_integer_to_a_negative_integer_variable_power_is_a_clear_error():
+    exponents = Variable(np.array([1, -1]))
+    with pytest.raises(vf.DTypeError, match=r"pow: 2 to a negative integer \(int64\) power.*2\.0 \*\* x"):
+        2**exponents
+    with pytest.raises(vf.DTypeError, match="pow: 3 to a negative integer"):
+        vf.functions.PowConstant(np.int64(3), tensor_power=True)(exponents)
+    assert (2 ** Variable(np.array([0, 3]))).data.tolist() == [1, 8]
+    np.testing.assert_allclose((2.0**exponents).data, [2.0, 0.5])
+
+
 def test_edge_points_match_torch():
     torch = pytest.importorskip("torch")
     cases = [
         (lambda a, b: a**b, [np.array([0.0, 0.0, 0.0, 2.0]), np.array([0.0, 2.0, -1.0, -0.5])]),
         (lambda a: a**0, [np.array([0.0, -1.0])]),
-        (lambda a: 0.0**a, [np.array([-2.0, 0.0, 0.5])]),
+        (lambda a: 0.0**a, [np.array([-2.0, 0.0, 0.5, np.inf, np.nan])]),
         (lambda a: a.sigmoid() if hasattr(a, "sigmoid") else None, [np.array([-745.0, -40.0, 0.0, 40.0])]),
         (lambda a, b: a / b, [np.array([1e-200]), np.array([1e-170])]),
     ]
@@ -175,3 +185,116 @@ def test_an_overflow_with_float_data_is_numpys_own_error():
     with pytest.raises(OverflowError) as raised:
         Variable(np.ones(2)) + 10**400
     assert not isinstance(raised.value, vf.DTypeError)
+
+
+# --- dtypes: integer and boolean data, NumPy scalars ---------------------------------------------
+
+FLOAT_OPS = [
+    "exp", "log", "log1p", "sqrt", "sigmoid", "tanh", "sin", "cos", "tan", "asin", "acos", "atan",
+    "sinh", "cosh", "cinv", "reciprocal", "softmax", "log_softmax",
+]  # fmt: skip
+
+
+def integer_data(dtype):
+    if dtype == np.bool_:
+        return np.array([True, False])
+    if np.issubdtype(dtype, np.unsignedinteger):
+        return np.array([0, 1, 3, 10, 200, 255], dtype)
+    return np.array([0, 1, 3, 10, 100, -3], dtype)
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.uint8, np.int16, np.int32, np.int64, np.bool_])
+@pytest.mark.parametrize("method", FLOAT_OPS)
+def test_a_float_op_on_integer_or_boolean_data_gives_float64(method, dtype):
+    """NumPy's loops would give float16 for int8 (exp(10) = 2.203e4) and integers for 1 / x."""
+    torch = pytest.importorskip("torch")
+    a = integer_data(dtype)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        y = getattr(Variable(a), method)()
+    assert y.dtype == np.float64
+    name = "reciprocal" if method == "cinv" else method
+    dim = (-1,) if "softmax" in method else ()
+    want = getattr(torch.tensor(a.astype(np.float64)), name)(*dim)
+    np.testing.assert_allclose(y.data, want.numpy(), rtol=1e-13)
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.uint8, np.int64, np.bool_])
+def test_abs_and_rounding_keep_integer_and_boolean_data(dtype):
+    a = integer_data(dtype)
+    x = Variable(a)
+    for method in ("abs", "floor", "ceil"):
+        y = getattr(x, method)()
+        assert y.dtype == dtype
+        np.testing.assert_array_equal(y.data, getattr(np, method)(a))
+    assert x.frac().dtype == dtype and not x.frac().data.any()  # no fractional part (bool too)
+
+
+def test_negating_boolean_data_is_a_clear_error():
+    mask = Variable(np.array([True, False]))
+    for negate in (lambda m: -m, lambda m: m.neg(), lambda m: m.neg_()):
+        with pytest.raises(vf.DTypeError, match=r"neg: boolean data has no negative; .*~x\.data"):
+            negate(mask)
+    assert mask.data.tolist() == [True, False] and mask._version[0] == 0  # nothing changed
+
+
+def test_the_median_of_a_slice_with_a_nan_is_nan():
+    """As np.median and PyTorch: the first NaN is the median and gets the gradient."""
+    a = np.array([[1.0, np.nan, 3.0, 0.5], [4.0, 2.0, 3.0, 1.0], [np.nan, 2.0, np.nan, 1.0]])
+    x = Variable(a)
+    values, indices = x.median(1)
+    np.testing.assert_array_equal(values.data, [np.nan, 2.0, np.nan])
+    assert indices.data.tolist() == [1, 1, 0]
+    values.backward(np.array([1.0, 2.0, 3.0]))
+    np.testing.assert_array_equal(x.grad, [[0, 1, 0, 0], [0, 2, 0, 0], [3, 0, 0, 0]])
+    columns, rows = Variable(a).median(0)
+    np.testing.assert_array_equal(columns.data, [np.nan, np.nan, np.nan, 1.0])
+    assert rows.data.tolist() == [2, 0, 2, 1]
+    for data, where in (([1.0, np.nan, 3.0], 1), ([2.0, np.nan, 1.0, np.nan], 1)):
+        y = Variable(np.array(data))
+        m = y.median()
+        assert np.isnan(m.item())
+        m.backward()
+        assert y.grad.tolist() == [1.0 if i == where else 0.0 for i in range(len(data))]
+
+
+SCALAR_OPERANDS = [
+    ("mul", lambda x: x * np.float64(2)),
+    ("mul-sqrt", lambda x: x * np.sqrt(2.0)),
+    ("mul-int", lambda x: x * np.int64(3)),
+    ("radd", lambda x: np.float64(2) + x),
+    ("sub", lambda x: x - np.float64(0.5)),
+    ("rsub", lambda x: np.float64(0.5) - x),
+    ("div", lambda x: x / np.float64(3)),
+    ("rdiv", lambda x: np.float64(3) / x),
+    ("pow", lambda x: x ** np.float64(2)),
+    ("rpow", lambda x: np.float64(2) ** x),
+    ("clamp", lambda x: x.clamp(np.float64(0))),
+    ("clamp-both", lambda x: x.clamp(np.float64(-0.5), np.float64(0.5))),
+    ("add_", lambda x: (x * 1).add_(np.float64(1))),
+    ("sub_", lambda x: (x * 1).sub_(np.float64(1))),
+    ("mul_", lambda x: (x * 1).mul_(np.float64(3))),
+    ("div_", lambda x: (x * 1).div_(np.float64(3))),
+]
+
+
+@pytest.mark.parametrize("fn", [pytest.param(fn, id=name) for name, fn in SCALAR_OPERANDS])
+def test_a_numpy_scalar_operand_keeps_float32_data_float32_as_in_torch(fn):
+    torch = pytest.importorskip("torch")
+    a = np.array([-1.5, 0.25, 2.0], dtype=np.float32)
+    x, t = Variable(a), torch.tensor(a, requires_grad=True)
+    y, want = fn(x), fn(t)
+    assert y.dtype == np.float32 and want.dtype == torch.float32
+    np.testing.assert_allclose(y.data, want.detach().numpy(), rtol=1e-6)
+    y.sum().backward()
+    want.sum().backward()
+    assert x.grad.dtype == np.float32
+    np.testing.assert_allclose(x.grad, t.grad.numpy(), rtol=1e-6)
+
+
+def test_cmax_and_cmin_with_a_numpy_scalar_keep_float32_data_float32():
+    x = Variable(np.array([-1.5, 0.25, 2.0], dtype=np.float32))
+    for y in (x.cmax(np.float64(0)), x.cmin(np.float64(0)), x.cmax(np.float32(0))):
+        assert y.dtype == np.float32
+    np.testing.assert_array_equal(x.cmax(np.float64(0)).data, [0.0, 0.25, 2.0])
+    # A 0-d array is an array: NumPy's promotion makes the result float64 (docs/differences.md row 18)
+    assert (x * np.array(2.0)).dtype == np.float64

@@ -9,7 +9,7 @@ from conftest import on_device
 
 import varfunc as vf
 from varfunc import Variable
-from varfunc.errors import ShapeError, VarfuncError
+from varfunc.errors import DTypeError, ShapeError, VarfuncError
 
 
 def normal(*shape):
@@ -457,6 +457,14 @@ ERRORS = [
     ("index-too-many", lambda: V(2, 3)[0, 0, 0], ShapeError, ["(2, 3)"]),
     ("t", lambda: V(2, 3, 4).t(), ValueError, ["t", "(2, 3, 4)"]),
     ("max-empty", lambda: V(0, 3).max(), ShapeError, ["max", "(0, 3)"]),
+    ("max-two-dims", lambda: V(2, 3).max((0, 1)), ShapeError, ["max: takes one dim", "(0, 1)"]),
+    ("median-two-dims", lambda: V(2, 3).median((1, 0)), ShapeError, ["median: takes one dim", "(1, 0)"]),
+    ("squeeze-two-dims", lambda: V(1, 1).squeeze((0, 1)), ShapeError, ["squeeze: takes one dim", "(0, 1)"]),
+    ("permute-dim-too-big", lambda: V(2, 3, 4).permute(3, 1, 2), ShapeError, ["permute", "(3, 1, 2)"]),
+    ("permute-dim-too-small", lambda: V(2, 3).permute(0, -3), ShapeError, ["permute", "(0, -3)"]),
+    ("index-step-0", lambda: V(2, 3)[::0], ShapeError, ["slice step cannot be zero", "(2, 3)"]),
+    ("type-unknown", lambda: V(2).type("foo"), DTypeError, ["type: 'foo' is not a dtype"]),
+    ("type-strings", lambda: V(2).type("U3"), DTypeError, ["type: 'U3' is not a dtype"]),
 ]
 
 

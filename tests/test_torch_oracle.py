@@ -318,6 +318,27 @@ def test_max_with_dim_indices_match_torch(rng):
         np.testing.assert_array_equal(indices.data, ref.indices.numpy())
 
 
+def test_median_with_a_nan_matches_torch():
+    """A slice holding a NaN: the median is NaN, its index the first NaN's, the gradient goes there."""
+    a = np.array([[1.0, np.nan, 3.0, 0.5], [4.0, 2.0, 3.0, 1.0], [np.nan, 2.0, np.nan, 1.0]])
+    for dim in (0, 1):
+        x, t = Variable(a), torch.tensor(a, requires_grad=True)
+        (values, indices), ref = x.median(dim), t.median(dim)
+        np.testing.assert_array_equal(values.data, ref.values.detach().numpy())  # nan == nan here
+        np.testing.assert_array_equal(indices.data, ref.indices.numpy())
+        seed = np.arange(1.0, values.shape[0] + 1)
+        values.backward(seed)
+        ref.values.backward(torch.tensor(seed))
+        np.testing.assert_array_equal(x.grad, t.grad.numpy())
+    b = np.array([1.0, np.nan, 3.0])  # one NaN: torch's even split of the gradient has one place to go
+    y, u = Variable(b), torch.tensor(b, requires_grad=True)
+    m, ref_m = y.median(), u.median()
+    assert np.isnan(m.item()) and torch.isnan(ref_m)
+    m.backward()
+    ref_m.backward()
+    np.testing.assert_array_equal(y.grad, u.grad.numpy())
+
+
 def test_mode_value_matches_torch_with_repeats():
     """With repeated values the mode value agrees; the index may differ (torch picks the last one)."""
     a = np.array([[1.0, 3.0, 3.0, 2.0, 3.0], [0.5, 0.5, -1.0, 4.0, 2.0], [7.0, -2.0, 7.0, -2.0, -2.0]])

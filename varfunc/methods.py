@@ -2,6 +2,7 @@
 
 Variable (in variable.py) inherits these. A number as the other operand uses the op's Constant
 form (``x * 2`` is ``MulConstant(2)(x)``); an array is wrapped as a Variable that needs no grad.
+A NumPy scalar (``np.float64(2)``, ``np.sqrt(2.0)``) counts as the Python number it holds.
 Names ending in ``_`` change the Variable in place and return it.
 """
 
@@ -10,13 +11,29 @@ from __future__ import annotations
 import numbers
 from typing import Any
 
+import numpy as np
+
 from . import functions as F
 from .errors import DTypeError, ShapeError
 
 
-def _is_number(x: Any) -> bool:
+def _number(x: Any) -> Any:
+    """x as a Python number, or None if x is no number (a Variable, an array, a list)."""
     # float and int are checked first: an isinstance check against the numbers.Real ABC is slow.
-    return type(x) is float or type(x) is int or isinstance(x, numbers.Real)
+    if type(x) is float or type(x) is int:
+        return x
+    if isinstance(x, numbers.Real):
+        return _python_scalar(x)
+    return None
+
+
+def _python_scalar(x: Any) -> Any:
+    """A NumPy scalar as the Python number it holds; anything else as it is.
+
+    Like a Python number it then keeps the Variable's dtype: NumPy lets np.float64(2) make
+    float32 data float64, where PyTorch treats it as the number 2.0.
+    """
+    return x.item() if isinstance(x, np.generic) else x
 
 
 class VariableMethods:
@@ -31,47 +48,56 @@ class VariableMethods:
 
     def add(self, other: Any) -> Any:
         """self + other."""
-        return F.AddConstant(other)(self) if _is_number(other) else F.Add()(self, self._as_variable(other))
+        c = _number(other)
+        return F.AddConstant(c)(self) if c is not None else F.Add()(self, self._as_variable(other))
 
     def add_(self, other: Any) -> Any:
         """self += other, in place."""
-        if _is_number(other):
-            return F.AddConstant(other, inplace=True)(self)
+        c = _number(other)
+        if c is not None:
+            return F.AddConstant(c, inplace=True)(self)
         return F.Add(inplace=True)(self, self._as_variable(other))
 
     def sub(self, other: Any) -> Any:
         """self - other."""
-        return F.SubConstant(other)(self) if _is_number(other) else F.Sub()(self, self._as_variable(other))
+        c = _number(other)
+        return F.SubConstant(c)(self) if c is not None else F.Sub()(self, self._as_variable(other))
 
     def sub_(self, other: Any) -> Any:
         """self -= other, in place."""
-        if _is_number(other):
-            return F.SubConstant(other, inplace=True)(self)
+        c = _number(other)
+        if c is not None:
+            return F.SubConstant(c, inplace=True)(self)
         return F.Sub(inplace=True)(self, self._as_variable(other))
 
     def mul(self, other: Any) -> Any:
         """self * other (elementwise)."""
-        return F.MulConstant(other)(self) if _is_number(other) else F.Mul()(self, self._as_variable(other))
+        c = _number(other)
+        return F.MulConstant(c)(self) if c is not None else F.Mul()(self, self._as_variable(other))
 
     def mul_(self, other: Any) -> Any:
         """self *= other for a number, in place (v0.1.3 allows numbers only)."""
-        if not _is_number(other):
+        c = _number(other)
+        if c is None:
             raise DTypeError("mul_ only supports multiplication by a number; use mul for Variables")
-        return F.MulConstant(other, inplace=True)(self)
+        return F.MulConstant(c, inplace=True)(self)
 
     def div(self, other: Any) -> Any:
         """self / other (elementwise)."""
-        return F.DivConstant(other)(self) if _is_number(other) else F.Div()(self, self._as_variable(other))
+        c = _number(other)
+        return F.DivConstant(c)(self) if c is not None else F.Div()(self, self._as_variable(other))
 
     def div_(self, other: Any) -> Any:
         """self /= other for a number, in place (v0.1.3 allows numbers only)."""
-        if not _is_number(other):
+        c = _number(other)
+        if c is None:
             raise DTypeError("div_ only supports division by a number; use div for Variables")
-        return F.DivConstant(other, inplace=True)(self)
+        return F.DivConstant(c, inplace=True)(self)
 
     def pow(self, other: Any) -> Any:
         """self ** other (elementwise)."""
-        return F.PowConstant(other)(self) if _is_number(other) else F.Pow()(self, self._as_variable(other))
+        c = _number(other)
+        return F.PowConstant(c)(self) if c is not None else F.Pow()(self, self._as_variable(other))
 
     def neg(self) -> Any:
         """-self."""
@@ -89,18 +115,21 @@ class VariableMethods:
     __neg__ = neg
 
     def __rsub__(self, other: Any) -> Any:
-        if _is_number(other):
-            return F.SubConstant(other, sub_tensor=True)(self)
+        c = _number(other)
+        if c is not None:
+            return F.SubConstant(c, sub_tensor=True)(self)
         return F.Sub()(self._as_variable(other), self)
 
     def __rtruediv__(self, other: Any) -> Any:
-        if _is_number(other):
-            return F.DivConstant(other, div_by_tensor=True)(self)
+        c = _number(other)
+        if c is not None:
+            return F.DivConstant(c, div_by_tensor=True)(self)
         return F.Div()(self._as_variable(other), self)
 
     def __rpow__(self, other: Any) -> Any:
-        if _is_number(other):
-            return F.PowConstant(other, tensor_power=True)(self)
+        c = _number(other)
+        if c is not None:
+            return F.PowConstant(c, tensor_power=True)(self)
         return F.Pow()(self._as_variable(other), self)
 
     def __matmul__(self, other: Any) -> Any:
@@ -203,7 +232,7 @@ class VariableMethods:
 
     def clamp(self, min: Any = None, max: Any = None) -> Any:  # noqa: A002 - v0.1's argument names
         """self limited to [min, max]; either bound may be left out."""
-        return F.Clamp(min, max)(self)
+        return F.Clamp(_python_scalar(min), _python_scalar(max))(self)
 
     def relu(self) -> Any:
         """max(self, 0), written as clamp(min=0)."""
@@ -211,11 +240,13 @@ class VariableMethods:
 
     def cmax(self, other: Any) -> Any:
         """Elementwise maximum with a Variable or a number."""
-        return F.CmaxConstant(other)(self) if _is_number(other) else F.Cmax()(self, self._as_variable(other))
+        c = _number(other)
+        return F.CmaxConstant(c)(self) if c is not None else F.Cmax()(self, self._as_variable(other))
 
     def cmin(self, other: Any) -> Any:
         """Elementwise minimum with a Variable or a number."""
-        return F.CminConstant(other)(self) if _is_number(other) else F.Cmin()(self, self._as_variable(other))
+        c = _number(other)
+        return F.CminConstant(c)(self) if c is not None else F.Cmin()(self, self._as_variable(other))
 
     def softmax(self, dim: int = -1) -> Any:
         """exp(self) / sum(exp(self)) along dim."""

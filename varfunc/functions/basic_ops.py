@@ -230,6 +230,12 @@ class PowConstant(Function):
 
     def forward(self, a):
         if self.tensor_power:
+            if isinstance(self.constant, (int, np.integer)) and _is_integer(a) and (a < 0).any():
+                raise DTypeError(
+                    f"pow: {self.constant} to a negative integer ({a.dtype}) power is a fraction, which "
+                    f"integer data cannot hold; use a float base ({float(self.constant)} ** x) or "
+                    "convert the exponent first (.double())"
+                )
             result = self.constant**a
             self.save_for_backward(a, result)
             return result
@@ -245,8 +251,9 @@ class PowConstant(Function):
                 return grad_output * result * math.log(self.constant)
             if self.constant == 0:
                 # ln 0 = -inf: 0 ** a is flat for a >= 0 (gradient 0) and is inf for a < 0, where
-                # the gradient inf * ln 0 is -inf (both as in PyTorch)
-                return grad_output * get_array_module(a).where(a >= 0, 0.0, -math.inf)
+                # the gradient inf * ln 0 is -inf; at a = nan it is nan (all as in PyTorch)
+                xp = get_array_module(a)
+                return grad_output * xp.where(a >= 0, 0.0, xp.where(a < 0, -math.inf, math.nan))
             # a negative base has no real derivative: nan (as PyTorch), not a crash in math.log
             return grad_output * math.nan
         (a,) = self.saved_tensors
@@ -263,6 +270,11 @@ class Negate(InplaceFunction):
     """-a."""
 
     def forward(self, a):
+        if a.dtype.kind == "b":  # (NumPy and PyTorch refuse -True too)
+            raise DTypeError(
+                "neg: boolean data has no negative; invert a mask with Variable(~x.data), or convert it "
+                "first (x.double())"
+            )
         if self.inplace:
             self.mark_dirty(a)
             a *= -1

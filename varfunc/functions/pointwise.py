@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from ..backend import get_array_module
 from ..function import Function, InplaceFunction
 from .utils import broadcast_error, sum_to_shape
@@ -14,6 +16,8 @@ class _SavesInput(Function):
 
     def forward(self, a):
         self.save_for_backward(a)
+        if a.dtype.kind in "biu":  # integers and booleans give float64 (NumPy would pick float16 for int8)
+            a = a.astype(np.float64)
         return self.apply(get_array_module(a), a)
 
     def backward(self, grad_output):
@@ -29,6 +33,8 @@ class _SavesOutput(InplaceFunction):
         if self.inplace:
             self.mark_dirty(a)
             result = self.apply(xp, a, out=a)
+        elif a.dtype.kind in "biu":  # integers and booleans give float64 (NumPy would pick float16 for int8)
+            result = self.apply(xp, a.astype(np.float64))
         else:
             result = self.apply(xp, a)
         self.save_for_backward(result)
@@ -194,14 +200,16 @@ class Atan(_SavesInput):
         return g / (1 + a * a)
 
 
-class Abs(_SavesInput):
-    """|a|; d/da = sign a (0 at 0)."""
+class Abs(Function):
+    """|a|; d/da = sign a (0 at 0). Integer data stays integer."""
 
-    def apply(self, xp, a):
-        return xp.abs(a)
+    def forward(self, a):
+        self.save_for_backward(a)
+        return get_array_module(a).abs(a)
 
-    def derivative(self, xp, a, g):
-        return g * xp.sign(a)
+    def backward(self, grad_output):
+        (a,) = self.saved_tensors
+        return grad_output * get_array_module(a).sign(a)
 
 
 class Clamp(Function):
@@ -259,6 +267,8 @@ class Frac(Function):
     """The fractional part a - trunc(a) (keeps the sign); d/da = 1."""
 
     def forward(self, a):
+        if a.dtype.kind == "b":  # a boolean has no fractional part (and NumPy refuses True - True)
+            return get_array_module(a).zeros_like(a)
         return a - get_array_module(a).trunc(a)
 
     def backward(self, grad_output):

@@ -118,11 +118,18 @@ class Min(_SelectionFunction):
 
 
 class Median(_SelectionFunction):
-    """The lower median (the element at rank (n-1)//2, as PyTorch), over all or along dim."""
+    """The lower median (the element at rank (n-1)//2, as PyTorch), over all or along dim.
+
+    A slice holding a NaN has median NaN (as PyTorch and np.median): its first NaN is picked.
+    """
 
     def select_index(self, xp, a, axis):
-        order = xp.argsort(a, axis=axis, kind="stable")
-        return xp.take(order, (a.shape[axis] - 1) // 2, axis=axis)
+        order = xp.argsort(a, axis=axis, kind="stable")  # NaNs sort last
+        index = xp.take(order, (a.shape[axis] - 1) // 2, axis=axis)
+        nan = xp.isnan(a)
+        if nan.any():
+            index = xp.where(nan.any(axis=axis), xp.argmax(nan, axis=axis), index)
+        return index
 
 
 class Mode(_SelectionFunction):

@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from ..backend import device_of, get_array_module, scatter_add, to_device
-from ..errors import ShapeError
+from ..errors import DTypeError, ShapeError
 from ..function import Function
 from .utils import check_dim, normalize_dims, sum_to_shape
 
@@ -47,7 +47,7 @@ class Index(Function):
     def forward(self, a):
         try:
             return a[self.key]
-        except IndexError as error:
+        except (IndexError, ValueError) as error:  # ValueError: a slice step of 0
             raise ShapeError(f"Variable[{self.key!r}]: {error} (the Variable has shape {a.shape})") from None
 
     def backward(self, grad_output):
@@ -136,7 +136,8 @@ class Permute(Function):
         self.dims = dims
 
     def forward(self, a):
-        if sorted(d % max(a.ndim, 1) for d in self.dims) != list(range(a.ndim)):
+        # each dim once, in range (a negative dim counts from the end)
+        if sorted(d + a.ndim if d < 0 else d for d in self.dims) != list(range(a.ndim)):
             raise ShapeError(f"permute: {self.dims} is not an order of the {a.ndim} dims of shape {a.shape}")
         return get_array_module(a).transpose(a, self.dims)
 
@@ -226,8 +227,16 @@ class Type(Function):
         self.dtype = dtype
 
     def forward(self, a):
+        try:
+            result = a.astype(self.dtype)
+        except TypeError:  # not a dtype at all: "foo"
+            result = None
+        if result is None or result.dtype.kind not in "biuf":
+            raise DTypeError(
+                f"type: {self.dtype!r} is not a dtype a Variable can hold; use a boolean, integer or "
+                "float dtype such as np.float32, 'float64' or np.int64"
+            )
         self.input_dtype = a.dtype
-        result = a.astype(self.dtype)
         if not np.issubdtype(result.dtype, np.inexact):  # integers and booleans have no gradient
             self.mark_non_differentiable(result)
         return result
