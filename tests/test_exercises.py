@@ -1,8 +1,9 @@
-"""Every exercise of every chapter: the solution passes, the stub fails, plausible wrong answers fail.
+"""Every exercise of every chapter: the solution passes, the stub fails, plausible wrong answers fail,
+and other right answers (written another way than the stored solution) pass.
 
 The notebooks are the source: this file runs a chapter's code cells in order (check cells skipped),
-stopping at each exercise cell to try the stored solution, nbgrader's stub and the wrong answers
-listed in ``tests/exercises/chNN.py`` (``WRONG_ANSWERS = {exercise id: [(label, source), ...]}``).
+stopping at each exercise cell to try the stored solution, nbgrader's stub and the answers listed in
+``tests/exercises/chNN.py`` (``WRONG_ANSWERS`` and ``RIGHT_ANSWERS``: {exercise id: [(label, source), ...]}).
 """
 
 from __future__ import annotations
@@ -18,6 +19,8 @@ from pathlib import Path
 import pytest
 
 nbformat = pytest.importorskip("nbformat")
+
+from exercises.ch07 import STABLE, _softplus  # noqa: E402
 
 from varfunc.grading import evaluate, lookup  # noqa: E402
 from varfunc.grading.notebook import (  # noqa: E402
@@ -46,9 +49,19 @@ def exercise_ids(path: Path) -> list[str]:
 CASES = [(path, ex) for path in CHAPTERS for ex in exercise_ids(path)]
 
 
-def wrong_answers(exercise_id: str) -> list:
+def answers(exercise_id: str, kind: str = "WRONG_ANSWERS") -> list:
+    """The (label, source) pairs tests/exercises/chNN.py lists for an exercise under kind."""
     module = importlib.import_module(f"exercises.{exercise_id.split('.')[0]}")
-    return module.WRONG_ANSWERS.get(exercise_id, [])
+    return getattr(module, kind, {}).get(exercise_id, [])
+
+
+def wrong_answers(exercise_id: str) -> list:
+    return answers(exercise_id, "WRONG_ANSWERS")
+
+
+RIGHT_CASES = [
+    (path, ex, label, source) for path, ex in CASES for label, source in answers(ex, "RIGHT_ANSWERS")
+]
 
 
 @cache
@@ -114,6 +127,14 @@ def test_plausible_wrong_answers_fail(path, exercise_id):
         assert not verdict.passed, f"wrong answer {label!r} passed {exercise_id}"
 
 
+@pytest.mark.parametrize(
+    "path, exercise_id, label, source", RIGHT_CASES, ids=[f"{c[1]}: {c[2]}" for c in RIGHT_CASES]
+)
+def test_other_right_answers_pass(path, exercise_id, label, source):
+    verdict = verdict_for(path, exercise_id, source)
+    assert verdict.passed, f"right answer {label!r} failed:\n{verdict}"
+
+
 @pytest.mark.parametrize("path", CHAPTERS, ids=lambda p: p.name)
 def test_exercise_cells_carry_nbgrader_metadata(path):
     nb = nbformat.read(path, as_version=4)
@@ -132,3 +153,16 @@ def test_exercise_cells_carry_nbgrader_metadata(path):
         cells = nb.cells
         position = cells.index(solutions[ex.grade_id])
         assert cells[position + 1] is check_cell, f"{exercise_id}: the check cell must follow the exercise"
+
+
+@pytest.mark.parametrize(
+    "sigmoid, shown",
+    [
+        ("np.exp(a) / (1 + np.exp(a))", "worst at a = 1000: expected 2, got nan"),
+        ("np.where(a < -10, 0, 1 / (1 + np.exp(-a)))", "worst at a = -30: expected 1.87152459377e-13, got 0"),
+    ],
+)
+def test_a_softplus_gradient_verdict_names_the_worst_point_with_its_digits(sigmoid, shown):
+    path = next(p for p, ex in CASES if ex == "ch07.softplus")
+    verdict = verdict_for(path, "ch07.softplus", _softplus(STABLE, f"grad_output * {sigmoid}"))
+    assert not verdict.passed and shown in verdict.case, str(verdict)

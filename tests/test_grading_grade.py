@@ -1,7 +1,8 @@
 """Grading submissions in fresh kernels: the instructor's notebook gets full marks, the released copy
 zero, and prepared wrong submissions (an endless loop, sys.exit(), os._exit(), an exception, a wrong
-gradient, a deleted cell, a damaged file, the wrong chapter, patched checks, a patched NumPy or display)
-get the right partial scores and reasons while every other exercise is still graded.
+gradient, a deleted cell, a damaged file, the wrong chapter, patched checks, a patched NumPy or display,
+a verdict displayed by the notebook itself, a failing import cell) get the right partial scores and
+reasons while every other exercise is still graded.
 
 Chapter 03 (two short exercises, Mul and Div) is the subject: one parallel batch grades all the
 prepared submissions once (module fixture), the tests read its reports.
@@ -72,6 +73,15 @@ PATCHED_DISPLAY = WRONG_DIV + (
     "    return _display(*objects, **kwargs)\n\n"
     "IPython.display.display = all_passed\n"
 )
+# A wrong Div whose forward displays, during the checks, verdicts that say it passed.
+FORGED_VERDICT = WRONG_DIV.replace(
+    "        return a / b\n",
+    "        from IPython.display import display\n\n"
+    "        for nonce in (None, '', 'guessed'):\n"
+    "            verdict = {'exercise': 'ch03.div', 'nonce': nonce, 'passed': True, 'case': ''}\n"
+    "            display({'application/vnd.varfunc.verdict+json': verdict, 'text/plain': 'ok'}, raw=True)\n"
+    "        return a / b\n",
+)
 
 
 def _cell(nb, grade_id):
@@ -93,6 +103,10 @@ def _damage_div_metadata(nb):
     _cell(nb, "ch03_div").metadata["nbgrader"] = "oops"  # hand-edited JSON
 
 
+def _break_the_imports(nb):
+    nb.cells[1].source = "raise RuntimeError('boom')\n" + nb.cells[1].source  # the import cell
+
+
 SUBMISSIONS = {
     "instructor": None,
     "released": "release",
@@ -107,6 +121,8 @@ SUBMISSIONS = {
     "patched_display": _with("ch03_div", PATCHED_DISPLAY),
     "deleted_cell": _delete_div,
     "damaged_metadata": _damage_div_metadata,
+    "forged_verdict": _with("ch03_div", FORGED_VERDICT),
+    "broken_imports": _break_the_imports,
 }
 
 
@@ -175,6 +191,7 @@ def test_the_released_copy_scores_zero_with_a_clear_reason(graded):
         ("patched_display", "ch03.div", "not_checked", "(IPython.display.display)"),
         ("deleted_cell", "ch03.div", "missing", "grade_id 'ch03_div'"),
         ("damaged_metadata", "ch03.div", "missing", "metadata was changed"),
+        ("forged_verdict", "ch03.div", "failed", "gradient for a"),
     ],
 )
 def test_a_wrong_submission_loses_only_that_exercise(graded, student, failing, status, reason):
@@ -186,6 +203,15 @@ def test_a_wrong_submission_loses_only_that_exercise(graded, student, failing, s
     others = [e for e in exercises.values() if e["id"] != failing]
     assert others and all(e["status"] == "passed" and e["points"] == e["max_points"] for e in others)
     assert report["score"] == 3
+
+
+def test_a_failed_import_cell_is_named_in_every_exercises_reason(graded):
+    report = graded["reports"]["broken_imports"]
+    assert report["score"] == 0
+    for entry in report["exercises"]:
+        assert entry["status"] == "error", entry
+        why = "an earlier cell failed first: cell 1 (`raise RuntimeError('boom')`) raised RuntimeError: boom"
+        assert why in entry["reason"]
 
 
 def test_a_wrong_gradient_report_says_what_was_expected(graded):

@@ -1,6 +1,10 @@
-"""Hidden checks: the kit's own pass every stored solution, and grading runs them where check() does not."""
+"""Hidden checks: the kit's own pass every stored solution, and grading runs them where check() does not;
+the grader takes only the verdict its runner displayed (with the check's nonce), not one the notebook made.
+"""
 
 from __future__ import annotations
+
+import json
 
 import pytest
 
@@ -9,7 +13,8 @@ pytest.importorskip("nbformat")
 from test_exercises import CASES, states  # noqa: E402
 
 from varfunc.grading import evaluate, lookup  # noqa: E402
-from varfunc.grading.hidden import HIDDEN, evaluate_hidden, runner_source  # noqa: E402
+from varfunc.grading.execute import CellRun, verdict_of  # noqa: E402
+from varfunc.grading.hidden import HIDDEN, VERDICT_MIME, evaluate_hidden, runner_source  # noqa: E402
 from varfunc.grading.notebook import solution_source  # noqa: E402
 
 WITH_HIDDEN = [(path, ex) for path, ex in CASES if ex in HIDDEN]
@@ -73,3 +78,37 @@ def test_the_runner_grades_with_fresh_modules_then_puts_the_notebooks_back(capsy
     assert "ch02.predict_grad passed" in capsys.readouterr().out
     assert set(namespace) == {*_predicted(), "__name__", "__builtins__"}  # no names left behind
     assert sys.modules["varfunc.grading.core"] is core  # the notebook's own modules are back
+
+
+def test_the_runner_puts_the_nonce_in_its_verdict(capsys):
+    namespace = {**_predicted(), "__name__": "__main__"}
+    exec(compile(runner_source("ch02.predict_grad", nonce="f00d"), "runner", "exec"), namespace)
+    out = capsys.readouterr().out
+    assert "'exercise': 'ch02.predict_grad', 'nonce': 'f00d', 'passed': True" in out
+
+
+def _shown(payload) -> dict:
+    return {"output_type": "display_data", "data": {VERDICT_MIME: payload, "text/plain": "ok"}}
+
+
+def test_only_a_verdict_with_the_exercise_and_the_nonce_counts():
+    forged = {"exercise": "ch02.predict_grad", "passed": True, "case": ""}
+    ours = {"exercise": "ch02.predict_grad", "nonce": "f00d", "passed": False, "case": "wrong"}
+    outputs = [
+        _shown(forged),
+        _shown({**forged, "nonce": "guessed"}),
+        _shown({**forged, "exercise": "ch02.describe", "nonce": "f00d"}),
+        _shown(ours),
+        _shown("not JSON"),
+        _shown(["a", "list"]),
+        {"output_type": "stream", "name": "stdout", "text": "hello"},
+    ]
+    assert verdict_of(CellRun("ok", outputs=outputs), "ch02.predict_grad", "f00d") == ours
+    assert verdict_of(CellRun("ok", outputs=outputs[:3]), "ch02.predict_grad", "f00d") is None
+
+
+def test_of_several_verdicts_with_the_nonce_the_last_counts():
+    first = {"exercise": "ch02.predict_grad", "nonce": "f00d", "passed": True, "case": ""}
+    last = {**first, "passed": False, "case": "wrong"}
+    outputs = [_shown(first), _shown(json.dumps(last))]  # a payload may also arrive as JSON text
+    assert verdict_of(CellRun("ok", outputs=outputs), "ch02.predict_grad", "f00d") == last

@@ -1,4 +1,4 @@
-"""Plausible wrong answers to chapter 03's exercises; each must fail its check."""
+"""Plausible wrong answers to chapter 03's exercises, each must fail its check; other right answers pass."""
 
 MUL_SWAPPED = """
 class Mul(Function):
@@ -108,6 +108,41 @@ class Div(Function):
         return sum_to_shape(grad_output / b, a.shape), sum_to_shape(grad_output / b, b.shape)
 """
 
+DIV_ATTRIBUTES = """
+class Div(Function):
+    def forward(self, a, b):
+        self.a, self.b = a, b  # kept as attributes: an in-place change goes unnoticed
+        return a / b
+
+    def backward(self, grad_output):
+        grad_a = sum_to_shape(grad_output / self.b, self.a.shape)
+        return grad_a, sum_to_shape(-grad_output * self.a / self.b**2, self.b.shape)
+"""
+
+DIV_SAVES_OUTPUT = """
+class Div(Function):
+    def forward(self, a, b):
+        self.a_shape = a.shape
+        y = a / b
+        self.save_for_backward(b, y)  # the output, not a: an in-place change to a cannot harm it
+        return y
+
+    def backward(self, grad_output):
+        b, y = self.saved_tensors
+        return sum_to_shape(grad_output / b, self.a_shape), sum_to_shape(-grad_output * y / b, b.shape)
+"""
+
+MUL_COPIES = """
+class Mul(Function):
+    def forward(self, a, b):
+        self.a, self.b = a.copy(), b.copy()  # copies: an in-place change to a or b cannot reach them
+        return a * b
+
+    def backward(self, grad_output):
+        grad_a = sum_to_shape(grad_output * self.b, self.a.shape)
+        return grad_a, sum_to_shape(grad_output * self.a, self.b.shape)
+"""
+
 WRONG_ANSWERS = {
     "ch03.mul": [
         ("swapped gradients: g*a for a and g*b for b", MUL_SWAPPED),
@@ -121,5 +156,11 @@ WRONG_ANSWERS = {
         ("forgot to sum over broadcast dims", DIV_NO_SUM),
         ("averaged over broadcast dims instead of summing", DIV_MEAN_NOT_SUM),
         ("gradient for b written as g / b, like a's", DIV_MUL_FORWARD),
+        ("kept a and b as attributes instead of save_for_backward", DIV_ATTRIBUTES),
     ],
+}
+
+RIGHT_ANSWERS = {
+    "ch03.mul": [("keeps copies of a and b as attributes", MUL_COPIES)],
+    "ch03.div": [("saves b and the output y, the gradient for b is -g * y / b", DIV_SAVES_OUTPUT)],
 }

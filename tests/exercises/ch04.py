@@ -20,6 +20,11 @@ predicted_counts = {"Sum#5": [0], "Mul#4": [1], "Add#3": [1], "Mul#2": [2], "x":
 predicted_order = ["Sum#5", "Mul#4", "Mul#2", "Add#3", "y", "x"]
 """
 
+COUNTS_AS_BOOLS = """
+predicted_counts = {"Sum#5": [False], "Mul#4": [True], "Add#3": True, "Mul#2": [2], "x": [2], "y": [True]}
+predicted_order = ["Sum#5", "Mul#4", "Add#3", "Mul#2", "y", "x"]
+"""
+
 READY_FIRST_OUTPUT = """
 def is_ready_for_backward(dependencies, function):
     return dependencies[function][0] == 0
@@ -84,6 +89,7 @@ WRONG_ANSWERS = {
         ("gave the root a count of 1 for the seed", COUNTS_ROOT_ONE),
         ("FIFO order instead of the stack", ORDER_FIFO),
         ("popped Mul#2 before all its gradients arrived", ORDER_EARLY),
+        ("True and False where the counts are 1 and 0", COUNTS_AS_BOOLS),
     ],
     "ch04.is_ready": [
         ("looks at output 0 only", READY_FIRST_OUTPUT),

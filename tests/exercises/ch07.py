@@ -1,4 +1,4 @@
-"""Plausible wrong answers to chapter 07's exercises; each must fail its check."""
+"""Plausible wrong answers to chapter 07's exercises, each must fail its check; other right answers pass."""
 
 
 def _softplus(forward: str, backward: str) -> str:
@@ -61,6 +61,9 @@ WRONG_ANSWERS = {
         ("backward exp(a) / (1 + exp(a))", _softplus(STABLE, "grad_output * np.exp(a) / (1 + np.exp(a))")),
         ("backward uses softplus itself", _softplus(STABLE, f"grad_output * ({STABLE})")),
         ("backward forgets grad_output", _softplus(STABLE, "0.5 * (1 + np.tanh(a / 2))")),
+        ("backward forgets grad_output, another sigmoid", _softplus(STABLE, "1 / (1 + np.exp(-a))")),
+        ("backward is sigmoid(-a)", _softplus(STABLE, "grad_output / (1 + np.exp(a))")),
+        ("backward has the wrong sign", _softplus(STABLE, f"-{SIGMOID}")),
     ],
     "ch07.clamp_ste": [
         (
@@ -81,6 +84,14 @@ WRONG_ANSWERS = {
             ),
         ),
         ("backward takes only one gradient", _clamp(MARKED, "grad_output", "grad_output")),
+        (
+            "a mask with <= and >=: a value on a bound counts as clipped",
+            _clamp(
+                "        mask = (a <= self.lo) | (a >= self.hi)\n"
+                "        self.mark_non_differentiable(mask)\n"
+                "        return np.clip(a, self.lo, self.hi), mask\n"
+            ),
+        ),
         (
             "a float mask",
             _clamp(
@@ -119,5 +130,34 @@ WRONG_ANSWERS = {
                 "        return grad_a, grad_b, grad_output if need_a else None\n"
             ),
         ),
+    ],
+}
+
+E = "np.exp(-np.abs(a))"
+
+SAVES_OUTPUT = (
+    "class Softplus(Function):\n"
+    "    def forward(self, a):\n"
+    f"        y = {STABLE}\n"
+    "        self.save_for_backward(y)\n"
+    "        return y\n"
+    "\n"
+    "    def backward(self, grad_output):\n"
+    "        (y,) = self.saved_tensors\n"
+    "        return -grad_output * np.expm1(-y)  # sigmoid(a) = 1 - exp(-softplus(a))\n"
+)
+
+RIGHT_ANSWERS = {
+    "ch07.softplus": [
+        (
+            "backward with np.where on the sign of a",
+            _softplus(STABLE, f"grad_output * np.where(a >= 0, 1 / (1 + {E}), {E} / (1 + {E}))"),
+        ),
+        (
+            "backward 1 / (1 + exp(-a)), which is 1 / inf = 0 at -1000",
+            _softplus(STABLE, "grad_output / (1 + np.exp(-a))"),
+        ),
+        ("backward 0.5 * (1 + tanh(a / 2))", _softplus(STABLE, SIGMOID)),
+        ("backward from the saved output: -expm1(-y)", SAVES_OUTPUT),
     ],
 }

@@ -1,4 +1,4 @@
-"""Plausible wrong answers to chapter 10's exercises (each must fail its check)."""
+"""Plausible wrong answers to chapter 10's exercises (each must fail its check); other right answers pass."""
 
 WRONG_ANSWERS = {
     "ch10.predict_modern": [
@@ -82,6 +82,20 @@ def next_functions_of(fn):
 """,
         ),
         (
+            "returns the kit's own property",
+            """
+def next_functions_of(fn):
+    return fn.next_functions
+""",
+        ),
+        (
+            "reads the kit's property through the class",
+            """
+def next_functions_of(fn):
+    return type(fn).next_functions.fget(fn)
+""",
+        ),
+        (
             "returns a list",
             """
 def next_functions_of(fn):
@@ -97,5 +111,18 @@ def next_functions_of(fn):
         ("naive recursion thought correct", "wrong_orders = set()\nnaive_grad_a = 16.0\n"),
         ("right ordering, gradient counted once too few", 'wrong_orders = {"naive"}\nnaive_grad_a = 24.0\n'),
         ("the stack engine blamed", 'wrong_orders = {"stack", "naive"}\nnaive_grad_a = 32.0\n'),
+    ],
+}
+
+RIGHT_ANSWERS = {
+    "ch10.next_functions": [
+        (
+            "a generator over zip, turned into a tuple",
+            """
+def next_functions_of(fn):
+    pairs = zip(fn.previous_functions, fn.needs_input_grad)
+    return tuple((prev, prev.output_ids[arg_id]) if needed else (None, 0) for (prev, arg_id), needed in pairs)
+""",
+        ),
     ],
 }

@@ -10,7 +10,7 @@ import numpy as np
 from ..errors import InplaceError, ShapeError
 from ..function import Function
 from ..variable import Variable
-from .core import CheckFailed, exercise, expect_close, expect_raises
+from .core import CheckFailed, exercise, expect_close
 
 # (shape of a, shape of b): same shapes, a broadcast vector, both broadcast, a 0-d operand.
 SHAPES = [((3,), (3,)), ((2, 3), (2, 3)), ((2, 3), (3,)), ((2, 1), (1, 3)), ((4, 1, 3), (2, 3)), ((), (2, 2))]
@@ -81,7 +81,7 @@ def _check_binary_op(namespace: dict, name: str, reference: Callable, formulas: 
         expect_close(f"{case}: gradient for a", a.grad, num_a, formulas, rtol=1e-4, atol=1e-6)
         expect_close(f"{case}: gradient for b", b.grad, num_b, formulas, rtol=1e-4, atol=1e-6)
     _check_one_input_needs_grad(cls, name, reference, formulas)
-    _check_saved_with_save_for_backward(cls, name)
+    _check_input_changed_in_place(cls, name, reference)
 
 
 def _check_one_input_needs_grad(cls: type, name: str, reference: Callable, formulas: str) -> None:
@@ -94,19 +94,29 @@ def _check_one_input_needs_grad(cls: type, name: str, reference: Callable, formu
     expect_close(f"{name} where b does not require grad: gradient for a", a.grad, num_a, formulas, rtol=1e-4)
 
 
-def _check_saved_with_save_for_backward(cls: type, name: str) -> None:
-    a = Variable(np.array([1.0, 2.0, 3.0]))
-    b = Variable(np.array([0.5, -1.0, 2.0]))
-    h = a * 1.0  # an intermediate Variable, so it may be changed in place
-    out = cls()(h, b)
-    h.add_(1.0)
-    expect_raises(
-        f"{name}: its input changed in place after forward, then backward",
-        InplaceError,
-        lambda: out.sum().backward(),
-        "keep a and b with self.save_for_backward(a, b) and read them back with self.saved_tensors, "
-        "so that an in-place change is caught instead of giving a wrong gradient",
-    )
+IN_PLACE_HINT = (
+    "keep the arrays backward needs with self.save_for_backward(...) and read them back with "
+    "self.saved_tensors: an in-place change to a saved array then raises InplaceError; an array kept "
+    "as an attribute (self.a = a) changes with it, and the gradient comes out wrong"
+)
+
+
+def _check_input_changed_in_place(cls: type, name: str, reference: Callable) -> None:
+    """Change a or b in place after forward: backward must raise InplaceError or still be right."""
+    a_data, b_data = np.array([1.0, 2.0, 3.0]), np.array([0.5, -2.0, 2.0])
+    num_a, num_b = numerical_grads(reference, a_data, b_data, np.ones(3))
+    for changed in ("a", "b"):
+        a, b = Variable(a_data.copy()), Variable(b_data.copy())
+        inputs = {"a": a * 1.0, "b": b * 1.0}  # intermediate Variables, so they may be changed in place
+        out = cls()(inputs["a"], inputs["b"])
+        inputs[changed].add_(1.0)
+        try:
+            out.sum().backward()
+        except InplaceError:
+            continue  # the change was caught: right
+        case = f"{name}: {changed} changed in place after forward, then backward"
+        expect_close(f"{case}: gradient for a", a.grad, num_a, IN_PLACE_HINT, rtol=1e-4, atol=1e-6)
+        expect_close(f"{case}: gradient for b", b.grad, num_b, IN_PLACE_HINT, rtol=1e-4, atol=1e-6)
 
 
 def _multiply(a: Any, b: Any) -> Any:

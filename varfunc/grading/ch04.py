@@ -24,12 +24,18 @@ def exercise_graph() -> tuple:
     return c.sum(), {"x": x, "y": y}
 
 
-def _as_counts(value: Any) -> list:
-    if isinstance(value, int):
-        return [value]
+def _as_counts(value: Any) -> Any:
+    """A count, or a list of counts, as a list of ints; anything else (True or False too) as it is."""
+    items = [value] if isinstance(value, (int, np.integer)) else value
     try:
-        return [int(n) for n in value]
+        items = list(items)
     except TypeError:
+        return value
+    if any(isinstance(n, (bool, np.bool_)) for n in items):
+        return value  # True == 1, but a count is a number, not a yes or no
+    try:
+        return [int(n) for n in items]
+    except (TypeError, ValueError):
         return value
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
@@ -104,6 +106,26 @@ def _describe(edges: Any) -> Any:
         return edges
 
 
+class _ReadTheProperty(Exception):
+    """Raised when the student's next_functions_of reads the kit's own fn.next_functions."""
+
+
+def _refuse(fn: Any) -> Any:
+    raise _ReadTheProperty
+
+
+@contextmanager
+def _without_next_functions() -> Iterator[None]:
+    """While it runs, reading fn.next_functions raises: the exercise is to compute it."""
+    owner = next(klass for klass in Function.__mro__ if "next_functions" in vars(klass))
+    kit_property = vars(owner)["next_functions"]
+    owner.next_functions = property(_refuse)
+    try:
+        yield
+    finally:
+        owner.next_functions = kit_property
+
+
 @exercise(
     "ch10.next_functions",
     title="next_functions from previous_functions, output_ids and needs_input_grad",
@@ -117,8 +139,17 @@ def check_next_functions(ns: dict) -> None:
         "(prev_fn, prev_fn.output_ids[arg_id]) if the flag is set, else (None, 0); return a tuple"
     )
     for case, fn in _next_cases():
-        got = next_functions_of(fn)
         expected = fn.next_functions
+        try:
+            with _without_next_functions():
+                got = next_functions_of(fn)
+        except _ReadTheProperty:
+            raise CheckFailed(
+                f"{case}: next_functions_of read fn.next_functions",
+                "the pairs computed from previous_functions",
+                "the kit's own fn.next_functions",
+                hint,
+            ) from None
         if not isinstance(got, tuple):
             raise CheckFailed(f"{case}: the type of the result", "tuple", type(got).__name__, hint)
         same = len(got) == len(expected) and all(

@@ -145,14 +145,27 @@ def _is_runner(cell: Any) -> bool:
     return source_of(cell).startswith(RUNNER_MARK)
 
 
-def verdict_of(run: CellRun) -> dict | None:
-    """The verdict the grader's runner displayed in a check cell, if it got that far."""
-    for output in run.outputs:
-        data = output.get("data", {})
-        if VERDICT_MIME in data:
-            payload = data[VERDICT_MIME]
-            return json.loads(payload) if isinstance(payload, str) else dict(payload)
-    return None
+def verdict_of(run: CellRun, exercise_id: str, nonce: str) -> dict | None:
+    """The verdict the grader's runner displayed in a check cell, if it got that far.
+
+    Only a verdict for this exercise that carries this check's nonce counts: the notebook's code,
+    which runs inside the checks, may display verdicts of its own. The runner displays last.
+    """
+    verdicts = [_payload(output) for output in run.outputs]
+    ours = [v for v in verdicts if v.get("exercise") == exercise_id and v.get("nonce") == nonce]
+    return ours[-1] if ours else None
+
+
+def _payload(output: Any) -> dict:
+    """The verdict an output carries, or {} (no verdict, or not a JSON object)."""
+    data = output.get("data") if isinstance(output, dict) else None
+    payload = data.get(VERDICT_MIME) if isinstance(data, dict) else None
+    if isinstance(payload, str):
+        try:
+            payload = json.loads(payload)
+        except ValueError:
+            return {}
+    return dict(payload) if isinstance(payload, dict) else {}
 
 
 def grading_workdir() -> tempfile.TemporaryDirectory:

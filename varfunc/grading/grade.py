@@ -3,7 +3,8 @@
 A submission is never modified: it is copied into a temporary folder, which is the kernel's working
 directory. Its cells run in order with a time limit per cell and per notebook. Every check cell
 (matched by its nbgrader ``grade_id``) is replaced by the grader's own code (``hidden.runner_source``),
-which imports the checks afresh and runs the visible and hidden checks of that exercise. An endless
+which imports the checks afresh and runs the visible and hidden checks of that exercise; its verdict
+carries a nonce made at grading time, so a verdict the notebook displays itself does not count. An endless
 loop is interrupted at the cell's time limit; a kernel that dies (``os._exit``, a crash) or stays
 stuck is restarted and the cells that ran before are replayed, so the other exercises are still graded.
 The result is a plain dict (the JSON report); ``grade_class`` in ``batch.py`` grades many at once.
@@ -16,6 +17,7 @@ import hashlib
 import importlib
 import json
 import re
+import secrets
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -248,6 +250,7 @@ class Plan:
     solution: dict[str, int] = field(default_factory=dict)
     runner: dict[str, int] = field(default_factory=dict)
     missing: dict[str, str] = field(default_factory=dict)
+    nonce: dict[str, str] = field(default_factory=dict)  # per exercise: its verdict must carry it
 
 
 def plan_grading(
@@ -257,13 +260,19 @@ def plan_grading(
     import nbformat  # noqa: PLC0415
 
     hidden = hidden_regions(options.source, exercises[0].id.split(".")[0])
+    plan = Plan(nbformat.v4.new_notebook(metadata=copy.deepcopy(nb.get("metadata", {}))))
+    plan.nonce = {ex.id: secrets.token_hex(16) for ex in exercises}  # made now: not in the notebook
+
+    def runner(exercise_id: str, check_id: str) -> str:
+        source = hidden.get(check_id, "")
+        return runner_source(exercise_id, source, options.hidden_files, plan.nonce[exercise_id])
+
     expected_ids = {ex.grade_id for ex in exercises} | {f"{ex.grade_id}_check" for ex in exercises}
     for grade_id in sorted(set(found) - expected_ids):
         problems.append(f"cell with an unknown grade_id {grade_id!r} (renamed?) was run but not graded")
     runners: dict[int, str] = {}  # submission position of a check cell -> exercise id
     silenced: set[int] = set()  # check cells of missing exercises
     after: dict[int, list[str]] = {}  # submission position of a solution cell -> runners to insert
-    plan = Plan(nbformat.v4.new_notebook(metadata=copy.deepcopy(nb.get("metadata", {}))))
     for ex in exercises:
         solutions = [p for p in found.get(ex.grade_id, []) if nb["cells"][p]["cell_type"] == "code"]
         if not solutions:
@@ -289,9 +298,7 @@ def plan_grading(
         if position in runners:
             ex = by_id[runners[position]]
             cell["cell_type"], cell["outputs"], cell["execution_count"] = "code", [], None
-            cell["source"] = runner_source(
-                ex.id, hidden.get(f"{ex.grade_id}_check", ""), options.hidden_files
-            )
+            cell["source"] = runner(ex.id, f"{ex.grade_id}_check")
             plan.runner[ex.id] = len(plan.nb.cells)
         solved = by_grade_id.get(nbgrader_meta(cell).get("grade_id", ""))
         if solved is not None and cell["cell_type"] == "code":
@@ -300,14 +307,23 @@ def plan_grading(
         plan.original.append(position)
         for exercise_id in after.get(position, []):
             plan.runner[exercise_id] = len(plan.nb.cells)
-            check_id = f"{by_id[exercise_id].grade_id}_check"
-            source = runner_source(exercise_id, hidden.get(check_id, ""), options.hidden_files)
+            source = runner(exercise_id, f"{by_id[exercise_id].grade_id}_check")
             plan.nb.cells.append(nbformat.v4.new_code_cell(source))
             plan.original.append(None)
     return plan
 
 
 def _exercise_result(ex: Exercise, plan: Plan, runs: list[CellRun], options: GradeOptions) -> dict:
+    """One exercise's entry in the report; a failure also names an earlier cell that failed first."""
+    entry = _checked(ex, plan, runs, options)
+    earlier = _earlier_failure(ex, plan, runs)
+    if earlier and entry["status"] in ("failed", "error"):
+        why = f"an earlier cell failed first: {earlier}; fix it first, as the names it defines may be missing"
+        entry["reason"] += f" ({why})"
+    return entry
+
+
+def _checked(ex: Exercise, plan: Plan, runs: list[CellRun], options: GradeOptions) -> dict:
     """One exercise's entry in the report: points, status and the reason, from its runner's verdict."""
     if ex.id in plan.missing:
         return _entry(ex, "missing", plan.missing[ex.id])
@@ -320,7 +336,7 @@ def _exercise_result(ex: Exercise, plan: Plan, runs: list[CellRun], options: Gra
     if run.status == "not_run":
         why = "the notebook ran past its time limit" if solution.status != "died" else "the kernel kept dying"
         return _entry(ex, "not_run", f"not checked: {why} before this exercise")
-    verdict = verdict_of(run)
+    verdict = verdict_of(run, ex.id, plan.nonce[ex.id])
     if verdict is None:
         return _entry(ex, "error", f"the checks could not run ({_error_text(run)})")
     if verdict["passed"]:
@@ -338,6 +354,23 @@ def _exercise_result(ex: Exercise, plan: Plan, runs: list[CellRun], options: Gra
         return _entry(ex, "not_checked", verdict["case"], hint=verdict.get("hint"))
     status = "error" if verdict["case"].endswith("raised an error") else "failed"
     return _entry(ex, status, verdict["case"], **details)
+
+
+def _earlier_failure(ex: Exercise, plan: Plan, runs: list[CellRun]) -> str:
+    """The first cell before the exercise's cell, not itself an exercise or a check, that failed."""
+    graded = set(plan.solution.values()) | set(plan.runner.values())
+    for position in range(plan.solution.get(ex.id, 0)):
+        run = runs[position]
+        if run.status in ("error", "timeout", "died") and position not in graded:
+            first_line = source_of(plan.nb.cells[position]).strip().splitlines()[0][:40]
+            return f"cell {plan.original[position]} (`{first_line}`) {_what_went_wrong(run)}"
+    return ""
+
+
+def _what_went_wrong(run: CellRun) -> str:
+    if run.status == "error":
+        return f"raised {_error_text(run)}"
+    return "ran past its time limit" if run.status == "timeout" else "killed the kernel"
 
 
 def _cell_errors(plan: Plan, runs: list[CellRun]) -> list[dict]:

@@ -70,14 +70,31 @@ def _run_hidden_source(source: str, namespace: dict) -> None:
         raise CheckFailed("an assertion in the hidden tests", got=str(error) or "assert failed") from None
 
 
-def run(exercise_id: str, namespace: dict, hidden_source: str = "", hidden_files: Iterable[str] = ()) -> None:
-    """Grade one exercise in the student's kernel and display the verdict as JSON for the grader."""
+def run(
+    exercise_id: str,
+    namespace: dict,
+    hidden_source: str = "",
+    hidden_files: Iterable[str] = (),
+    nonce: str = "",
+) -> None:
+    """Grade one exercise in the student's kernel and display the verdict as JSON for the grader.
+
+    The verdict carries the grader's nonce for this check, so that a verdict the notebook displays
+    itself (it cannot know the nonce) is not taken for this one (``execute.verdict_of``).
+    """
     from IPython.display import display  # noqa: PLC0415 - only inside a kernel
 
     snapshot = kept_snapshot()
     if snapshot is not None:
         display = snapshot.display  # IPython's display as it was before the notebook ran
-    payload = {"exercise": exercise_id, "passed": False, "case": "", "expected": None, "got": None}
+    payload = {
+        "exercise": exercise_id,
+        "nonce": nonce,
+        "passed": False,
+        "case": "",
+        "expected": None,
+        "got": None,
+    }
     try:
         tampered = _tampering(snapshot)
         payload.update(tampered or _verdict_fields(exercise_id, namespace, hidden_source, hidden_files))
@@ -123,13 +140,17 @@ def _tampering(snapshot: Snapshot | None) -> dict:
     }
 
 
-def runner_source(exercise_id: str, hidden_source: str = "", hidden_files: Iterable[str] = ()) -> str:
+def runner_source(
+    exercise_id: str, hidden_source: str = "", hidden_files: Iterable[str] = (), nonce: str = ""
+) -> str:
     """The code the grader puts in place of a check cell: fresh imports of the checks, then ``run``.
 
     The notebook's own ``varfunc.grading`` modules are set aside while the fresh ones run, and put
-    back afterwards, so the notebook's later cells see the modules they imported.
+    back afterwards, so the notebook's later cells see the modules they imported. ``nonce`` is the
+    grader's secret for this check, made at grading time: the verdict must carry it.
     """
-    call = f"run({exercise_id!r}, globals(), {hidden_source!r}, {[str(p) for p in hidden_files]!r})"
+    files = [str(p) for p in hidden_files]
+    call = f"run({exercise_id!r}, globals(), {hidden_source!r}, {files!r}, {nonce!r})"
     return (
         f"{RUNNER_MARK} the checks are imported afresh, so nothing the notebook changed applies\n"
         "import importlib as _vf_importlib, sys as _vf_sys\n"
