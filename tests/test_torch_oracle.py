@@ -375,3 +375,60 @@ def test_every_op_with_a_torch_equivalent_is_compared():
     }
     assert op_names - {"Type", "CpuTransfer", "CudaTransfer"} == set(rows_for)  # moves: test_devices.py
     assert not {row for row in rows_for.values() if row not in names}
+
+
+MODERN_NAME_CASES = [
+    "x * 2",
+    "2 * x",
+    "x - 1",
+    "1 - x",
+    "x / 2",
+    "2 / x",
+    "x ** 2",
+    "2 ** x",
+    "x[0]",
+    "x[1:]",
+    "x[[0, 1]]",
+    "x[None]",
+    "x[:, 0]",
+    "x[:]",
+    "x[...]",
+    "x[0, 1:]",
+    "x[1:, 0]",
+    "x[..., 0]",
+    "x[0, None]",
+    "x[0, [1, 2]]",
+    "x[:, ::2]",
+    "x[-1]",
+    "x[x.data > 2]",
+    "-x",
+    "x.exp()",
+    "x.sum()",
+    "x.sum(0)",
+    "x.mean()",
+    "x.mean(1)",
+    "x.max()",
+    "x.max(1)[0]",
+    "x.min()",
+    "x.min(1)[0]",
+    "x.median()",
+    "x.median(1)[0]",
+    "x[None].squeeze()",
+    "x[None].squeeze(0)",
+    "x.clamp(min=0.5)",
+    "x.transpose(0, 1)",
+]
+# The kit's cmax(c) / cmin(c) are today's clamp(min=c) / clamp(max=c).
+MODERN_NAME_TWINS = [("x.cmax(0.5)", "x.clamp(min=0.5)"), ("x.cmin(0.5)", "x.clamp(max=0.5)")]
+
+
+@pytest.mark.oracle
+@pytest.mark.parametrize(
+    "expression, torch_expression", [(e, e) for e in MODERN_NAME_CASES] + MODERN_NAME_TWINS
+)
+def test_modern_names_match_torch_grad_fn_names(expression, torch_expression):
+    torch = pytest.importorskip("torch")
+    data = np.arange(1.0, 7.0).reshape(2, 3)
+    ours = eval(expression, {"x": Variable(data)})
+    theirs = eval(torch_expression, {"x": torch.tensor(data, requires_grad=True)})
+    assert ours.creator.name() == theirs.grad_fn.name()

@@ -10,6 +10,7 @@
 
 from __future__ import annotations
 
+import numbers
 from typing import Any
 
 # v0.1.x op class -> the grad_fn class name PyTorch 2.x shows for the same computation.
@@ -48,18 +49,14 @@ MODERN_NAMES = {
     "Frac": "FracBackward0",
     "Cmax": "MaximumBackward0",
     "Cmin": "MinimumBackward0",
-    "Sum": "SumBackward0",
-    "Mean": "MeanBackward0",
-    "Max": "MaxBackward1",
-    "Min": "MinBackward1",
-    "Median": "MedianBackward1",
+    "CmaxConstant": "ClampBackward1",  # max(x, c) is x.clamp(min=c) today
+    "CminConstant": "ClampBackward1",
     "Mode": "ModeBackward0",
     "Index": "IndexBackward0",
     "View": "ViewBackward0",
     "Expand": "ExpandBackward0",
     "Transpose": "TransposeBackward0",
     "Permute": "PermuteBackward0",
-    "Squeeze": "SqueezeBackward0",
     "Unsqueeze": "UnsqueezeBackward0",
     "Concat": "CatBackward0",
     "Type": "ToCopyBackward0",
@@ -81,10 +78,54 @@ MODERN_NAMES = {
 }
 
 
+# Ops whose PyTorch 2.x name depends on whether a dim was given: (without dim, with dim).
+DIM_NAMES = {
+    "Sum": ("SumBackward0", "SumBackward1"),
+    "Mean": ("MeanBackward0", "MeanBackward1"),
+    "Max": ("MaxBackward1", "MaxBackward0"),
+    "Min": ("MinBackward1", "MinBackward0"),
+    "Median": ("MedianBackward0", "MedianBackward1"),
+    "Squeeze": ("SqueezeBackward0", "SqueezeBackward1"),
+}
+# A number on the left (c - x, c / x, c ** x) is another op in PyTorch 2.x: the name of its last node.
+NUMBER_FIRST_NAMES = {
+    "SubConstant": ("sub_tensor", "RsubBackward1"),
+    "DivConstant": ("div_by_tensor", "MulBackward0"),  # c * x.reciprocal()
+    "PowConstant": ("tensor_power", "PowBackward2"),
+}
+
+
 def modern_name(function: Any) -> str:
     """The grad_fn class name PyTorch 2.x would show for this Function (``Mul`` -> ``MulBackward0``)."""
     name = type(function).__name__
+    flag, number_first = NUMBER_FIRST_NAMES.get(name, (None, None))
+    if flag is not None and getattr(function, flag, False):
+        return number_first
+    if name in DIM_NAMES:
+        return DIM_NAMES[name][getattr(function, "dim", None) is not None]
+    if name == "Index":
+        return _index_name(function.key)
     return MODERN_NAMES.get(name, f"{name}Backward")
+
+
+def _index_name(key: Any) -> str:
+    """x[key] in PyTorch 2.x: basic indexing makes a select, slice or unsqueeze node per key, in
+    order, so the last one names grad_fn; an array, list or mask in the key makes IndexBackward0."""
+    keys = key if type(key) is tuple else (key,)
+    names = []
+    for k in keys:
+        if isinstance(k, numbers.Integral) and not isinstance(k, bool):
+            names.append("SelectBackward0")
+        elif k is None:
+            names.append("UnsqueezeBackward0")
+        elif type(k) is slice:
+            names.append("SliceBackward0" if k != slice(None) else None)  # a full slice: no node of its own
+        elif k is not Ellipsis:
+            return "IndexBackward0"
+    made = [n for n in names if n is not None]
+    if made:
+        return made[-1]
+    return "SliceBackward0" if names else "AliasBackward0"  # x[:] or x[...]
 
 
 class ModernVariableNames:
