@@ -1,11 +1,13 @@
 """varfunc.viz drawing: exact DOT text for small graphs, determinism, reused intermediates, summaries."""
 
+import html
 import re
 
 import numpy as np
+import pytest
 
 import varfunc as vf
-from varfunc.viz import draw
+from varfunc.viz import GraphTooLarge, draw
 
 HEADER = (
     "digraph varfunc {\n"
@@ -183,3 +185,67 @@ def test_modern_style_leaves_indices_unconnected_as_pytorch_has_no_grad_fn_for_t
     src = draw([values.sum(), indices], style="modern").source
     assert "v1_1 [label=" in src and "-> v1_1" not in src  # drawn, but not as MaxBackward's output
     assert "-> v2" in src
+
+
+def test_a_constant_leaf_changed_in_place_shows_no_data_that_is_no_longer_its_own():
+    """x.add_(w): x's Leaf made [1, 1], x now holds [3, 4]; the Leaf must not claim [3, 4]."""
+    w = vf.Variable(np.array([2.0, 3.0]))
+    x = vf.Variable(np.array([1.0, 1.0]), requires_grad=False)
+    x.add_(w)  # Leaf#0 (x before), Leaf#1 (w), Add#2 (x now)
+    source = draw(x.sum(), params={"x": x, "w": w}, show_values=True, show_shapes=True).source
+    assert (
+        '\tv0 [label="Variable\\n(2,)\\noverwritten in place" fillcolor=white shape=ellipse '
+        'style="filled,dashed"]\n'
+    ) in source
+    assert '\tv2 [label="x\\n(2,)\\ndata [3, 4]" fillcolor=white shape=ellipse]\n' in source
+
+
+def test_drawing_anything_but_variables_is_a_type_error():
+    with pytest.raises(TypeError, match=r"got a numpy.ndarray of shape \(2,\); wrap an array in Variable"):
+        draw(np.ones(2))
+    with pytest.raises(TypeError, match="got a float"):
+        draw([vf.Variable(1.0), 2.0])
+
+
+def test_modern_style_draws_an_output_without_grad_alone():
+    """torchviz draws a tensor without grad_fn as one node: the picture is not empty."""
+    c = vf.Variable(np.ones(2), requires_grad=False)
+    assert draw(c * 2, style="modern").source == HEADER + (
+        '\tv1 [label="output" fillcolor=darkolivegreen1]\n}\n'
+    )
+    assert draw(c, style="modern", params={"c": c}).source == HEADER + (
+        '\tv0 [label="c" fillcolor=darkolivegreen1]\n}\n'
+    )
+
+
+def test_show_grads_does_not_create_a_gradient():
+    a = vf.Variable(np.array([1.0, 2.0]))
+    source = draw(a, show_grads=True, params={"a": a}).source
+    assert '\tv0 [label="a\\ngrad [0, 0]" fillcolor=darkolivegreen1 shape=ellipse]\n' in source
+    assert a._grad is None  # the .grad getter would have stored zeros
+
+
+def test_a_graph_past_max_nodes_is_not_rendered_but_described():
+    x = vf.Variable(np.array([1.0]))
+    y = x
+    for _ in range(500):
+        y = y * 1.0  # Leaf#0 and 500 MulConstants: 501 nodes
+    picture = draw(y, params={"x": x})
+    assert picture.refused == (
+        "draw: this graph has 501 nodes (Functions and Leaf nodes), more than max_nodes=500: too big "
+        "a picture to read, and slow to render. Pass draw(..., max_nodes=501) or max_nodes=None to draw "
+        "it anyway"
+    )
+    shown = picture._repr_mimebundle_()
+    assert list(shown) == ["text/plain"] and "image/svg+xml" not in shown
+    lines = shown["text/plain"].splitlines()
+    assert lines[0] == picture.refused
+    assert lines[1] == "graph of output (v0.1 names): 500 Functions, 1 leaf"
+    assert lines[-1] == "  ... (490 more lines: print(picture))" and len(lines) == 14
+    assert picture.html() == "<pre>" + html.escape(shown["text/plain"]) + "</pre>"
+    with pytest.raises(GraphTooLarge, match="more than max_nodes=500"):
+        picture.svg()
+    with pytest.raises(GraphTooLarge):
+        picture.png()
+    assert picture.source.count("MulConstant#") == 500  # the DOT text is still there
+    assert not draw(y, max_nodes=501).refused and not draw(y, max_nodes=None).refused

@@ -146,3 +146,36 @@ def test_every_order_replays_a_chain_deeper_than_the_recursion_limit():
     comparison = compare_orders(y.sum(), params={"x": x})
     for result in comparison.results.values():
         np.testing.assert_allclose(result.leaf_grads["x"], [1.001**3000] * 2)
+
+
+def test_replays_refuse_what_backward_refuses():
+    volatile = vf.Variable(np.ones(2), volatile=True)
+    with pytest.raises(vf.BackwardError, match="volatile"):
+        compare_orders(volatile)
+    c = vf.Variable(np.ones(2), requires_grad=False)
+    with pytest.raises(vf.BackwardError, match="doesn't require grad"):
+        compare_orders((c * 2).sum())
+    x = vf.Variable(np.ones(2))
+    with pytest.raises(vf.BackwardError, match="only on a scalar"):
+        replay_order(x * 2)  # no seed for a Variable of two elements
+    with pytest.raises(vf.ShapeError, match=r"gradient has shape \(3,\)"):
+        naive_recursive_backward(x * 2, gradient=np.ones(3))
+    with pytest.raises(TypeError, match="got a numpy.ndarray"):
+        compare_orders(np.ones(2))
+
+
+def test_the_seed_is_checked_and_cast_as_backward_does():
+    x = vf.Variable(np.array([1.0, 2.0]))
+    result = replay_order(x * 3, gradient=vf.Variable(np.array([1.0, 10.0])), params={"x": x})
+    assert np.array_equal(result.leaf_grads["x"], [3.0, 30.0])
+
+
+def test_naive_recursion_too_deep_for_python_says_so():
+    x = vf.Variable(np.array([1.0]))
+    y = x
+    for _ in range(1500):
+        y = y * 1.0
+    with pytest.raises(RecursionError, match="naive recursion: the graph is deeper than Python's recursion"):
+        naive_recursive_backward(y, params={"x": x})
+    with pytest.raises(RecursionError, match="naive recursion: more than 50 visits"):
+        naive_recursive_backward(y, max_visits=50)

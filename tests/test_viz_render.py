@@ -137,3 +137,28 @@ def test_import_and_use_with_only_numpy():
     env = dict(os.environ, PATH="/nonexistent")
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=60)
     assert result.stdout.strip() == "ok", result.stderr
+
+
+def test_a_format_nothing_can_write_is_named_with_the_formats_there_are(tmp_path):
+    p = picture()
+    message = "Picture.save: cannot write 'pdf'; the formats are dot, gv, svg, png"
+    with pytest.raises(ValueError, match=message):
+        p.save(str(tmp_path / "a.pdf"))
+    assert not (tmp_path / "a.pdf").exists()
+    with pytest.raises(ValueError, match="cannot render 'pdf': the formats are svg, png"):
+        render(p.source, "pdf")
+    with pytest.raises(ValueError, match="renderer must be one of dot, pygraphviz, wasi, got 'graphviz'"):
+        render(p.source, "svg", renderer="graphviz")
+
+
+def test_an_unknown_renderer_setting_is_reported_by_name(monkeypatch):
+    monkeypatch.setenv("VARFUNC_VIZ_RENDERER", "graphviz")
+    message = "VARFUNC_VIZ_RENDERER='graphviz' is not a renderer: use one of dot, pygraphviz, wasi, none"
+    with pytest.raises(ValueError, match=message):
+        available_renderers()
+    p = picture()
+    with pytest.raises(ValueError, match=message):
+        p.svg()
+    shown = p._repr_mimebundle_()["text/plain"]  # a notebook display still shows the DOT text
+    assert shown.startswith("digraph varfunc {") and message in shown.splitlines()[-1]
+    assert HOW_TO_GET_PICTURES not in shown  # that line would send the user to install Graphviz

@@ -4,20 +4,25 @@
 while recording the engine and returns a Recording (text log, one frame per event, ``.stepper()``,
 GIF/SVG/PNG export), ``compare_orders(...)`` replays one graph under four orderings. Reads the graph,
 never changes it; needs only NumPy to import (Graphviz, ipywidgets and Pillow are used when present).
+Graphs of more than ``MAX_NODES`` nodes are not drawn, nor frames made past ``MAX_FRAME_NODES``,
+unless ``max_nodes=`` says otherwise (``GraphTooLarge``).
 """
 
 from .dot import COLORS, DotOptions, build_dot
 from .drawing import draw
-from .graph import GraphView
+from .graph import MAX_NODES, GraphView
 from .orders import ORDERINGS, compare_orders, naive_recursive_backward, replay_order
-from .render import Picture, RendererUnavailable, available_renderers, render
-from .replay import Frame, Recording, trace
+from .render import GraphTooLarge, Picture, RendererUnavailable, available_renderers, render
+from .replay import MAX_FRAME_NODES, Frame, Recording, trace
 
 __all__ = [
     "COLORS",
+    "MAX_FRAME_NODES",
+    "MAX_NODES",
     "ORDERINGS",
     "DotOptions",
     "Frame",
+    "GraphTooLarge",
     "GraphView",
     "Picture",
     "Recording",

@@ -15,6 +15,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+
 from .fmt import array_text
 from .graph import GraphView
 
@@ -88,6 +90,12 @@ def variable_id(view: GraphView, fn: Any, output_nr: int) -> str:
     return f"v{k}" if len(fn.output_ids or ()) <= 1 else f"v{k}_{output_nr}"
 
 
+def _grad_of(variable: Any) -> Any:
+    """``variable.grad`` without its getter, which stores zeros into a leaf that has no gradient yet."""
+    grad = variable._grad
+    return np.zeros(variable.shape) if grad is None else grad
+
+
 def _node(node_id: str, label: str, fill: str, **attrs: str) -> str:
     extra = "".join(f" {key}={value}" for key, value in attrs.items())
     return f"\t{node_id} [label={quote(label)} fillcolor={fill}{extra}]\n"
@@ -120,11 +128,12 @@ class _Builder:
             shape = view.variable_shape(slot)
             if shape is not None:
                 lines.append(str(shape))
+        overwritten = view.overwritten(slot)  # a Leaf whose Variable an in-place op changed since
         if variable is not None and self.o.show_values:
-            lines.append(f"data {array_text(variable.data)}")
+            lines.append("overwritten in place" if overwritten else f"data {array_text(variable.data)}")
         # the Leaf's own flag: after an in-place op the Variable's creator (and flag) is another Function
         if variable is not None and self.o.show_grads and view.is_leaf(slot[0]) and slot[0].requires_grad:
-            lines.append(f"grad {array_text(variable.grad)}")
+            lines.append(f"grad {array_text(_grad_of(variable))}")
         lines += self.overlay.variable_lines.get(slot, [])
         return "\n".join(lines)
 
@@ -213,6 +222,10 @@ class _Builder:
                     variable = view.known_variable(slot)
                     if variable is None or variable.requires_grad:  # indices have no grad_fn in PyTorch
                         self.edge(f"f{k}", vid)
+        for slot in roots:  # an output that requires no grad has no grad_fn: torchviz draws it alone
+            if slot[0] not in functions:
+                vid = variable_id(view, *slot)
+                self.nodes.append(_node(vid, self.variable_label(slot), COLORS["output"]))
 
     def legend(self) -> str:
         items = list(LEGEND) if self.o.legend else []

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from .dot import DotOptions, build_dot, summary
-from .graph import GraphView
+from .graph import MAX_NODES, GraphView, too_large
 from .render import Picture
 
 
@@ -18,6 +18,7 @@ def draw(
     show_saved: bool = False,
     params: dict | None = None,
     legend: bool = False,
+    max_nodes: int | None = MAX_NODES,
 ) -> Picture:
     """Draw the graph that produced one Variable or a list of them.
 
@@ -25,11 +26,19 @@ def draw(
     ``"modern"`` (grad_fn names such as ``MulBackward0``, AccumulateGrad, next_functions).
     show_shapes / show_values / show_grads: shapes, data and (leaf) gradients inside the nodes.
     show_saved: the tensors each Function saved for backward (orange). params: ``{name: Variable}``
-    names leaves, outputs or intermediates. legend: add a legend of the colours.
+    names leaves, outputs or intermediates. legend: add a legend of the colours. max_nodes: a graph
+    of more Functions than this (500 by default; None: no limit) is not rendered: the Picture
+    says so and shows the summary instead (its ``.source`` is still the DOT text).
 
     Returns a Picture: it displays as SVG in JupyterLab (or as DOT text when nothing can render),
     ``.source`` is the DOT text, ``str()`` / ``.summary()`` describe the graph in words.
     """
     view = GraphView(var_or_vars, params)
     options = DotOptions(style, show_shapes, show_values, show_grads, show_saved, legend)
-    return Picture(build_dot(view, options), summary(view, style))
+    refused = too_large(view, max_nodes)
+    if refused:
+        refused = (
+            f"draw: {refused}: too big a picture to read, and slow to render. "
+            f"Pass draw(..., max_nodes={len(view.functions)}) or max_nodes=None to draw it anyway"
+        )
+    return Picture(build_dot(view, options), summary(view, style), refused)

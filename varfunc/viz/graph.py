@@ -19,12 +19,25 @@ from collections.abc import Callable
 from typing import Any
 
 from ..leaf import Leaf
+from ..variable import Variable
+
+# draw() renders graphs of at most this many nodes (Functions and Leaf nodes) unless max_nodes says
+# otherwise: a 10,000-op chain drew a 13 MB SVG that took 43 s to show in a notebook.
+MAX_NODES = 500
 
 
 def _as_list(var_or_vars: Any) -> list:
     if isinstance(var_or_vars, (list, tuple)):
-        return list(var_or_vars)
-    return [var_or_vars]
+        items = list(var_or_vars)
+    else:
+        items = [var_or_vars]
+    for item in items:
+        if not isinstance(item, Variable):
+            raise TypeError(
+                f"viz: expected a Variable or a list of Variables, got {_described(item)}; "
+                "wrap an array in Variable(array) first"
+            )
+    return items
 
 
 class Edge:
@@ -132,6 +145,12 @@ class GraphView:
                 return variable
         return None
 
+    def overwritten(self, slot: tuple) -> bool:
+        """True for a Leaf whose Variable was changed in place since: its data is no longer the Leaf's."""
+        fn = slot[0]
+        variable = fn.variable if self.is_leaf(fn) else None
+        return variable is not None and variable.creator is not fn
+
     def root_slots(self) -> list:
         slots = []
         for root in self.roots:
@@ -194,3 +213,19 @@ class GraphView:
             if edge.output_nr == output_nr:
                 return tuple(edge.target.input_shapes[edge.input_nr])
         return None
+
+
+def _described(item: Any) -> str:
+    """``a numpy.ndarray of shape (2,)``, ``a float``: what was given instead of a Variable."""
+    kind = type(item)
+    name = kind.__qualname__ if kind.__module__ == "builtins" else f"{kind.__module__}.{kind.__qualname__}"
+    shape = f" of shape {item.shape}" if hasattr(item, "shape") else ""
+    return f"a {name}{shape}"
+
+
+def too_large(view: GraphView, max_nodes: int | None) -> str:
+    """'' when the graph has at most max_nodes nodes (None: no limit), else a sentence that says so."""
+    count = len(view.functions)  # Functions and Leaf nodes
+    if max_nodes is None or count <= max_nodes:
+        return ""
+    return f"this graph has {count:,} nodes (Functions and Leaf nodes), more than max_nodes={max_nodes}"

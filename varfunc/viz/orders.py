@@ -8,20 +8,23 @@
   with a stack, see ``graph.post_order``), then every node in reverse.
 
 Each replay calls the public ``Function.backward`` on arrays and sums gradients out of place into its
-own buffers: nothing in the graph and no ``.grad`` changes (hooks do not run). ``Leaf`` nodes appear
-in the visit orders where the ordering reaches them. ``naive_recursive_backward`` replays the
-recursion proposed in micrograd PR #64 (backward, then recurse into every input, per use, with no
-topological order); a reused intermediate sends its gradient more than once and is counted twice.
+own buffers: nothing in the graph and no ``.grad`` changes (hooks do not run). Like ``backward``,
+they refuse a loss that is volatile or requires no grad, and a seed of the wrong shape. ``Leaf``
+nodes appear in the visit orders where the ordering reaches them. ``naive_recursive_backward``
+replays the recursion proposed in micrograd PR #64 (backward, then recurse into every input, per
+use, with no topological order); a reused intermediate sends its gradient more than once and is
+counted twice.
 """
 
 from __future__ import annotations
 
+import sys
 from collections import deque
 from typing import Any
 
 import numpy as np
 
-from ..backend import get_array_module, to_device
+from ..backend import to_device
 from .fmt import array_text
 from .graph import GraphView, post_order
 
@@ -47,15 +50,24 @@ class OrderResult:
         return f"OrderResult({self.order}: {' > '.join(self.visits)} | {grads})"
 
 
+class _SeedOnly:
+    """An engine that runs nothing: ``backward`` checks the loss and the seed, then hands it the seed."""
+
+    seed: Any = None
+
+    def run_backward(self, variable: Any, grad: Any, recorder: Any = None) -> None:
+        self.seed = grad
+
+
 class _Replay:
     """Buffers per output slot, filled out of place; shared by the orderings."""
 
     def __init__(self, loss: Any, gradient: Any, params: dict | None) -> None:
-        self.view = GraphView(loss, params)
+        self.view = GraphView(loss, params)  # a TypeError for anything but Variables
+        seed_only = _SeedOnly()
+        loss.backward(gradient, engine=seed_only)  # a BackwardError if backward would refuse
         self.root = loss.creator
-        if gradient is None:
-            gradient = get_array_module(loss.data).ones_like(loss.data)
-        self.buffers: dict = {(self.root, self.root.output_ids[id(loss)]): gradient}
+        self.buffers: dict = {(self.root, self.root.output_ids[id(loss)]): seed_only.seed}
         self.visits: list = []
 
     def needed_edges(self, fn: Any) -> list:
@@ -166,7 +178,9 @@ def naive_recursive_backward(
 
     A node reached twice runs its backward twice with everything it has accumulated so far, so a
     reused intermediate is counted more than once (``b = a + a; c = b + b`` gives a gradient of 8
-    for ``a`` instead of 4).
+    for ``a`` instead of 4). Raises RecursionError after ``max_visits`` visits (the number of visits
+    can grow exponentially), or when a path is deeper than Python's recursion limit allows (one
+    Python call per node on it: about 1,000 by default).
     """
     replay = _Replay(loss, gradient, params)
 
@@ -177,7 +191,16 @@ def naive_recursive_backward(
         for e in replay.needed_edges(fn):
             backward_bad(e.source)
 
-    backward_bad(replay.root)
+    try:
+        backward_bad(replay.root)
+    except RecursionError:
+        if len(replay.visits) >= max_visits:  # our own error: it says so already
+            raise
+        raise RecursionError(
+            f"naive recursion: the graph is deeper than Python's recursion limit "
+            f"({sys.getrecursionlimit()}) allows, after {len(replay.visits)} visits; this replay makes "
+            "one Python call per node on a path: use a shallower graph (compare_orders replays any depth)"
+        ) from None
     return replay.result("naive recursion")
 
 

@@ -9,7 +9,8 @@ Renderers, tried in this order:
    SVG only, Python >= 3.11.
 
 With none of them, pictures show their DOT text and one line saying how to get pictures.
-``VARFUNC_VIZ_RENDERER`` (``dot``, ``pygraphviz``, ``wasi``, ``none``) picks one by force.
+``VARFUNC_VIZ_RENDERER`` (``dot``, ``pygraphviz``, ``wasi``, ``none``) picks one by force. A picture
+of a graph past ``max_nodes`` (see ``draw``) is not rendered: it shows why, and the graph in words.
 """
 
 from __future__ import annotations
@@ -21,8 +22,13 @@ import shutil
 import sys
 from typing import Any
 
+from ..errors import VarfuncError
+
 RENDERERS = ("dot", "pygraphviz", "wasi")
 FORMATS = {"dot": ("svg", "png"), "pygraphviz": ("svg", "png"), "wasi": ("svg",)}
+RENDERED = ("svg", "png")  # what a renderer can make; Picture.save also writes the DOT text
+SAVED = ("dot", "gv", *RENDERED)
+SUMMARY_LINES = 12  # a refused picture shows this many lines of the graph's summary
 
 HOW_TO_GET_PICTURES = (
     "(no Graphviz renderer found, so this is the DOT text: `pip install pygraphviz` "
@@ -32,6 +38,21 @@ HOW_TO_GET_PICTURES = (
 
 class RendererUnavailable(RuntimeError):
     """No installed renderer can produce the requested format."""
+
+
+class GraphTooLarge(VarfuncError, ValueError):
+    """A picture or frames were asked of a graph with more nodes than ``max_nodes``."""
+
+
+def forced_renderer() -> str | None:
+    """``VARFUNC_VIZ_RENDERER``'s value (None when unset); a ValueError that names it if it is unknown."""
+    forced = os.environ.get("VARFUNC_VIZ_RENDERER")
+    if forced and forced not in (*RENDERERS, "none"):
+        raise ValueError(
+            f"VARFUNC_VIZ_RENDERER={forced!r} is not a renderer: use one of "
+            f"{', '.join((*RENDERERS, 'none'))}, or unset it to use the first one installed"
+        )
+    return forced or None
 
 
 def _has_module(name: str) -> bool:
@@ -55,9 +76,9 @@ def is_available(renderer: str) -> bool:
 
 def available_renderers(format: str = "svg") -> list[str]:
     """The renderers that can produce ``format`` here, best first."""
-    forced = os.environ.get("VARFUNC_VIZ_RENDERER")
+    forced = forced_renderer()
     candidates = RENDERERS if not forced else (() if forced == "none" else (forced,))
-    return [r for r in candidates if r in FORMATS and format in FORMATS[r] and is_available(r)]
+    return [r for r in candidates if format in FORMATS[r] and is_available(r)]
 
 
 def _render_dot(source: str, format: str) -> bytes:
@@ -103,6 +124,10 @@ _FUNCTIONS = {"dot": _render_dot, "pygraphviz": _render_pygraphviz, "wasi": _ren
 
 def render(source: str, format: str = "svg", renderer: str | None = None) -> bytes:
     """Render DOT text with the first renderer that works; RendererUnavailable if none does."""
+    if format not in RENDERED:
+        raise ValueError(f"cannot render {format!r}: the formats are {', '.join(RENDERED)}")
+    if renderer is not None and renderer not in RENDERERS:
+        raise ValueError(f"renderer must be one of {', '.join(RENDERERS)}, got {renderer!r}")
     candidates = [renderer] if renderer else available_renderers(format)
     errors = []
     for name in candidates:
@@ -128,6 +153,11 @@ def try_render_svg(source: str) -> str | None:
 
 
 def text_fallback(source: str) -> str:
+    """The DOT text and one line: how to get pictures, or why the renderer setting is wrong."""
+    try:
+        forced_renderer()
+    except ValueError as error:
+        return source.rstrip("\n") + f"\n({error})"
     return source.rstrip("\n") + "\n" + HOW_TO_GET_PICTURES
 
 
@@ -136,12 +166,15 @@ class Picture:
 
     ``.source`` is the DOT text (what tests and notebooks compare), ``str()`` / ``.summary()`` a
     plain-text description, ``.svg()`` / ``.png()`` the rendered bytes (these may raise
-    RendererUnavailable; showing the picture in a notebook never raises).
+    RendererUnavailable; showing the picture in a notebook never raises). ``refused``: why the
+    graph is too large to render (``draw``'s ``max_nodes``); such a picture shows that and the
+    start of the summary, and ``.svg()`` / ``.png()`` raise GraphTooLarge.
     """
 
-    def __init__(self, source: str, summary: str = "") -> None:
+    def __init__(self, source: str, summary: str = "", refused: str = "") -> None:
         self.source = source
         self._summary = summary
+        self.refused = refused
         self._svg: str | None = None
 
     def summary(self) -> str:
@@ -154,7 +187,20 @@ class Picture:
         first = self._summary.splitlines()[0] if self._summary else "graph"
         return f"<{type(self).__name__}: {first}>"
 
+    def refusal(self) -> str:
+        """Why this picture is not rendered, then the first lines of the summary."""
+        lines = self._summary.splitlines()
+        more = len(lines) - SUMMARY_LINES
+        if more > 0:
+            lines = lines[:SUMMARY_LINES] + [f"  ... ({more:,} more lines: print(picture))"]
+        return "\n".join([self.refused, *lines])
+
+    def _check_size(self) -> None:
+        if self.refused:
+            raise GraphTooLarge(self.refused)
+
     def svg(self) -> str:
+        self._check_size()
         if self._svg is None:
             svg = try_render_svg(self.source)
             if svg is None:
@@ -163,23 +209,28 @@ class Picture:
         return self._svg
 
     def png(self) -> bytes:
+        self._check_size()
         return render(self.source, "png")
 
     def save(self, path: str, format: str | None = None) -> str:
         """Write ``.dot``, ``.gv``, ``.svg`` or ``.png`` (chosen by the file's extension)."""
         format = format or str(path).rsplit(".", 1)[-1].lower()
+        if format not in SAVED:
+            raise ValueError(f"Picture.save: cannot write {format!r}; the formats are {', '.join(SAVED)}")
         if format in ("dot", "gv"):
             data = self.source.encode()
         elif format == "svg":
             data = (self.svg() + "\n").encode()
         else:
-            data = render(self.source, format)
+            data = self.png()
         with open(path, "wb") as f:
             f.write(data)
         return str(path)
 
     def html(self) -> str:
-        """Inline SVG, or the DOT text in a <pre> with the line that says how to get pictures."""
+        """Inline SVG, or the DOT text (or the refusal) in a <pre> with the line that says why."""
+        if self.refused:
+            return f"<pre>{html.escape(self.refusal())}</pre>"
         svg = try_render_svg(self.source) if self._svg is None else self._svg
         if svg is not None:
             self._svg = svg
@@ -193,6 +244,8 @@ class Picture:
             return None
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict:
+        if self.refused:
+            return {"text/plain": self.refusal()}
         svg = self._repr_svg_()
         if svg is None:
             return {"text/plain": text_fallback(self.source)}

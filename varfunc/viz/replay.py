@@ -7,21 +7,34 @@ those events into a text log (one line per event, names from ``GraphView``: ``Mu
 leaf by its ``params`` name or ``Leaf#k``) and one frame per event: the graph with the current
 Function in gold, ready ones green, waiting ones (a buffer not yet full) khaki, finished ones grey,
 dependency counts in the boxes, gradients on the Variables, the ready stack beside the graph and the
-log line on top.
+log line on top. On a Variable, ``buffer`` is the gradient summed so far for it, ``grad_output`` what
+its creator's backward was handed (after the hooks, when one changed it) and, on a leaf once it
+accumulated, ``.grad`` the leaf's gradient after this backward. Hooks that ran have a log line each
+(see recorder.py).
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Iterator
+from dataclasses import dataclass, field
 from itertools import islice
 from typing import Any
 
+import numpy as np
+
+from ..backend import to_device
 from ..engine import EventLog, ExecutionEngine
 from .dot import COLORS, DotOptions, Overlay, build_dot
 from .fmt import array_text
-from .graph import GraphView
-from .render import Picture, RendererUnavailable, render
+from .graph import GraphView, too_large
+from .recorder import grads_after, hooks_recorded
+from .render import GraphTooLarge, Picture, RendererUnavailable, render
+
+# Frames are refused for graphs of more nodes than this unless max_nodes says otherwise: one frame
+# per event (about 4 per node), each a picture of the whole graph, so the cost grows as the square
+# (a 500-node chain: 2,007 frames, 17 s of DOT text before any rendering).
+MAX_FRAME_NODES = 100
 
 
 class Frame(Picture):
@@ -42,111 +55,166 @@ def _join(grads: Any) -> str:
     return ", ".join(array_text(g) for g in grads) if grads else "-"
 
 
-class Recording:
-    """The engine's story for one backward: ``.events``, ``.lines``/``str()``, ``.frames``, ``.stepper()``."""
+def _same(a: Any, b: Any) -> bool:
+    return np.array_equal(to_device(a, "cpu"), to_device(b, "cpu"))
 
-    def __init__(self, view: GraphView, events: list, order: str, options: DotOptions | None = None) -> None:
+
+@dataclass
+class _State:
+    """The picture after one event of a replay; live: the next event changes it."""
+
+    current: Any = None  # the Function the event concerns (gold)
+    edge: tuple | None = None  # (source, target, input_nr) the last gradient was sent along (red)
+    deps: dict = field(default_factory=dict)
+    labels: dict = field(default_factory=dict)  # (Function, slot) -> "buffer [1, 1]" or "grad_output ..."
+    grads_after: dict = field(default_factory=dict)  # (Leaf, 0) -> ".grad = [3, 3]" once it accumulated
+    filled: set = field(default_factory=set)  # (Function, slot) that already hold a gradient
+    waiting: set = field(default_factory=set)  # Functions whose buffer is not full yet
+    ready: list = field(default_factory=list)  # names on the ready stack, next first
+    ready_fns: set = field(default_factory=set)  # the Functions on it, for colouring
+    done: set = field(default_factory=set)
+    sends_left: list = field(default_factory=list)  # needed edges of the running Function, in order
+    received: list = field(default_factory=list)  # its grad_output, as its hooks left it
+    slot: int = 0  # the output slot the last gradient was sent to
+
+
+class Recording:
+    """The engine's story for one backward: ``.events``, ``.lines``/``str()``, ``.frames``, ``.stepper()``.
+
+    ``max_nodes``: frames are refused for a graph of more nodes (None: no limit); the log never is.
+    ``grads_after``: {Leaf: its .grad after this backward}, shown in the frames once it accumulated.
+    """
+
+    def __init__(
+        self,
+        view: GraphView,
+        events: list,
+        order: str,
+        options: DotOptions | None = None,
+        max_nodes: int | None = MAX_FRAME_NODES,
+        grads_after: dict | None = None,
+    ) -> None:
         self.view = view
         self.events = events
         self.order = order
         self.options = options or DotOptions()
+        self.max_nodes = max_nodes
+        self.grads_after = grads_after or {}
         self.lines: list[str] = [line for line, _ in self._replay()]
         self._frames: list | None = None
 
     # --- the story ------------------------------------------------------------------------------
 
     def name(self, fn: Any) -> str:
-        return self.view.name(fn)
+        return self.view.name(fn, self.options.style)
 
     def _ready_names(self, ready: tuple) -> list:
         fns = list(reversed(ready)) if self.order == "stack" else list(ready)
         return [self.name(fn) for fn in fns]
 
-    def _replay(self) -> Iterator[tuple[str, dict]]:
+    def _replay(self) -> Iterator[tuple[str, _State]]:
         """Replay the events: yield each one's log line and the picture's state just after it.
 
         The state is live (the next event changes it): use it before asking for the next one. No
         copy per event keeps a trace linear in the number of events; a frame is drawn on demand.
         """
-        deps: dict = {}
-        filled: set = set()  # (Function, slot) that already hold a gradient
-        grads: dict = {}  # (Function, slot) -> the gradient shown on that Variable
-        waiting: set = set()
-        ready: list = []
-        ready_fns: set = set()  # the Functions on the ready stack, for colouring
-        done: set = set()
-        sends_left: list = []  # needed edges of the Function being run, in the engine's order
-        edge = None  # the Edge the last gradient was sent along
-        edge_key = None
-        slot = 0
+        state = _State()
         for event in self.events:
-            fn, d = event.function, event.details
-            name = self.name(fn)
-            current = fn
-            if event.kind == "dependencies":
-                deps = {f: list(c) for f, c in d["counts"].items()}
-                listed = [f for f in reversed(self.view.functions) if f in deps]
-                text = "dependencies: " + ", ".join(f"{self.name(f)} {deps[f]}" for f in listed)
-            elif event.kind == "popped":
-                ready = self._ready_names(d["ready"])
-                for j, g in enumerate(d["grad_output"]):
-                    if g is not None:
-                        grads[(fn, j)] = g
-                waiting.discard(fn)
-                edge = None
-                text = (
-                    f"pop {name} with grad_output {_join(d['grad_output'])}; "
-                    f"deps {deps.get(fn)}; ready: {', '.join(ready) or '-'}"
-                )
-            elif event.kind == "called_backward":
-                done.add(fn)
-                sends_left = [e for e in self.view.inputs.get(fn, []) if e.needed]
-                text = f"{name}.backward({_join(d['grad_output'])}) -> {_join(d['grad_input'])}"
-            elif event.kind == "accumulated":
-                done.add(fn)
-                sends_left = []
-                text = f"{name}: .grad += {_join(d['grad_output'])}"
-            elif event.kind == "sent_gradient":
-                edge = sends_left.pop(0) if sends_left else None
-                target = self.name(d["to"])
-                if len(d["to"].output_ids or ()) > 1:
-                    target += f" output {d['output_nr']}"
-                text = f"{name} sends {array_text(d['grad'])} to {target}"
-                edge_key = (edge.source, edge.target, edge.input_nr) if edge is not None else None
-                slot = d["output_nr"]
-            elif event.kind in ("buffered", "became_ready"):
-                deps[fn] = list(d["remaining"])
-                summed = (fn, slot) in filled  # a gradient was there already: the new one was added
-                filled.add((fn, slot))
-                grads[(fn, slot)] = d["buffer"][slot]
-                ready = self._ready_names(d["ready"])
-                verb = "summed into" if summed else "stored in"
-                outcome = "ready" if event.kind == "became_ready" else "waits"
-                if event.kind == "became_ready":
-                    waiting.discard(fn)
-                else:
-                    waiting.add(fn)
-                text = (
-                    f"{name}: {verb} buffer slot {slot}, buffer ({_join(d['buffer'])}), "
-                    f"deps {deps[fn]} -> {outcome}; ready: {', '.join(ready) or '-'}"
-                )
-            else:  # an event kind this replay does not know: still one line
-                text = f"{event.kind} {name} {d}"
-            if "ready" in d:  # events without a ready list leave the colouring as it was
-                ready_fns = set(d["ready"])
-            state = {
-                "current": current,
-                "edge": edge_key,
-                "deps": deps,
-                "grads": grads,
-                "waiting": waiting,
-                "ready": ready,
-                "ready_fns": ready_fns,
-                "done": done,
-            }
+            state.current = event.function
+            tell = getattr(self, f"_on_{event.kind}", None)
+            if tell is None:  # an event kind this replay does not know: still one line
+                text = f"{event.kind} {self.name(event.function)} {event.details}"
+            else:
+                text = tell(state, event.function, event.details)
+            if "ready" in event.details:  # events without a ready list leave the colouring as it was
+                state.ready_fns = set(event.details["ready"])
             yield f"{event.step:3d} {text}", state
             if event.kind not in ("sent_gradient", "buffered", "became_ready"):
-                edge_key = None
+                state.edge = None
+
+    def _on_dependencies(self, s: _State, fn: Any, d: dict) -> str:
+        s.deps = {f: list(c) for f, c in d["counts"].items()}
+        self._seed_is_ready(s)
+        listed = [f for f in reversed(self.view.functions) if f in s.deps]
+        return "dependencies: " + ", ".join(f"{self.name(f)} {s.deps[f]}" for f in listed)
+
+    def _seed_is_ready(self, s: _State) -> None:
+        """Before the first pop the engine's ready deque holds the root with the seed (the pop shows it)."""
+        first = next((e for e in self.events if e.kind == "popped"), None)
+        if first is None:
+            return
+        root = first.function
+        s.ready, s.ready_fns = [self.name(root)], {root}
+        for j, g in enumerate(first.details["grad_output"]):
+            if g is not None:
+                s.labels[(root, j)] = f"buffer {array_text(g)}"
+
+    def _on_popped(self, s: _State, fn: Any, d: dict) -> str:
+        s.ready = self._ready_names(d["ready"])
+        s.received = list(d["grad_output"])
+        for j, g in enumerate(s.received):
+            if g is not None:
+                s.labels[(fn, j)] = f"grad_output {array_text(g)}"
+        s.waiting.discard(fn)
+        return (
+            f"pop {self.name(fn)} with grad_output {_join(d['grad_output'])}; "
+            f"deps {s.deps.get(fn)}; ready: {', '.join(s.ready) or '-'}"
+        )
+
+    def _on_hook(self, s: _State, fn: Any, d: dict) -> str:
+        where = f"hook {d['name']!r} on {self.name(fn)}"
+        if d["output_nr"] is None:  # a function hook: it sees both sides and changes nothing
+            grad_input, grad_output = _join(d["grad_input"]), _join(d["grad_output"])
+            return f"{where} saw grad_input {grad_input} and grad_output {grad_output}"
+        j, before, after = d["output_nr"], d["grad"], d["grad_after"]
+        if _same(before, after):
+            return f"{where} output {j}: {array_text(before)} (unchanged)"
+        s.received[j] = after
+        s.labels[(fn, j)] = f"grad_output {array_text(after)} (hooked)"
+        return f"{where} output {j}: {array_text(before)} -> {array_text(after)}"
+
+    def _on_called_backward(self, s: _State, fn: Any, d: dict) -> str:
+        s.done.add(fn)
+        s.sends_left = [e for e in self.view.inputs.get(fn, []) if e.needed]
+        return f"{self.name(fn)}.backward({_join(s.received)}) -> {_join(d['grad_input'])}"
+
+    def _on_accumulated(self, s: _State, fn: Any, d: dict) -> str:
+        s.done.add(fn)
+        s.sends_left = []
+        if fn in self.grads_after:
+            s.grads_after[(fn, 0)] = f".grad = {array_text(self.grads_after[fn])}"
+        return f"{self.name(fn)}: .grad += {_join(s.received)}"
+
+    def _on_sent_gradient(self, s: _State, fn: Any, d: dict) -> str:
+        edge = s.sends_left.pop(0) if s.sends_left else None
+        s.edge = (edge.source, edge.target, edge.input_nr) if edge is not None else None
+        s.slot = d["output_nr"]
+        target = self.name(d["to"])
+        if len(d["to"].output_ids or ()) > 1:
+            target += f" output {d['output_nr']}"
+        return f"{self.name(fn)} sends {array_text(d['grad'])} to {target}"
+
+    def _on_buffered(self, s: _State, fn: Any, d: dict) -> str:
+        return self._buffer(s, fn, d, ready=False)
+
+    def _on_became_ready(self, s: _State, fn: Any, d: dict) -> str:
+        return self._buffer(s, fn, d, ready=True)
+
+    def _buffer(self, s: _State, fn: Any, d: dict, ready: bool) -> str:
+        s.deps[fn] = list(d["remaining"])
+        summed = (fn, s.slot) in s.filled  # a gradient was there already: the new one was added
+        s.filled.add((fn, s.slot))
+        s.labels[(fn, s.slot)] = f"buffer {array_text(d['buffer'][s.slot])}"
+        s.ready = self._ready_names(d["ready"])
+        if ready:
+            s.waiting.discard(fn)
+        else:
+            s.waiting.add(fn)
+        return (
+            f"{self.name(fn)}: {'summed into' if summed else 'stored in'} buffer slot {s.slot}, "
+            f"buffer ({_join(d['buffer'])}), deps {s.deps[fn]} -> {'ready' if ready else 'waits'}; "
+            f"ready: {', '.join(s.ready) or '-'}"
+        )
 
     def __str__(self) -> str:
         return "\n".join(self.lines)
@@ -168,6 +236,7 @@ class Recording:
 
     def frame_source(self, step: int) -> str:
         """The DOT text of the frame after event ``step``."""
+        self._check_size()
         count = len(self.events)
         if not -count <= step < count:
             raise IndexError(f"frame_source: step {step} is out of range: the trace has {count} events")
@@ -177,29 +246,41 @@ class Recording:
         _, state = next(islice(self._replay(), step, None))  # replay up to that event
         return self._frame_dot(step, state)
 
-    def _frame_dot(self, step: int, state: dict) -> str:
+    def _frame_dot(self, step: int, state: _State) -> str:
         overlay = Overlay(caption=self.lines[step])
         overlay.ready_title = f"ready {'stack' if self.order == 'stack' else 'queue'} (next first)"
-        overlay.ready_lines = state["ready"]
+        overlay.ready_lines = state.ready
         for fn in self.view.functions:
-            if fn in state["done"]:
+            if fn in state.done:
                 overlay.fill[fn] = COLORS["done"]
-            elif fn in state["ready_fns"]:
+            elif fn in state.ready_fns:
                 overlay.fill[fn] = COLORS["ready"]
-            elif fn in state["waiting"]:
+            elif fn in state.waiting:
                 overlay.fill[fn] = COLORS["waiting"]
-            if fn in state["deps"]:
-                overlay.function_lines[fn] = [f"deps {state['deps'][fn]}"]
-        overlay.fill[state["current"]] = COLORS["current"]
-        for slot, grad in state["grads"].items():
-            overlay.variable_lines[slot] = [f"grad {array_text(grad)}"]
-        overlay.edge = state["edge"]
+            if fn in state.deps:
+                overlay.function_lines[fn] = [f"deps {state.deps[fn]}"]
+        overlay.fill[state.current] = COLORS["current"]
+        for slot, label in state.labels.items():
+            overlay.variable_lines[slot] = [label]
+        for slot, label in state.grads_after.items():
+            overlay.variable_lines.setdefault(slot, []).append(label)
+        overlay.edge = state.edge
         return build_dot(self.view, self.options, overlay)
+
+    def _check_size(self) -> None:
+        refused = too_large(self.view, self.max_nodes)
+        if refused:
+            raise GraphTooLarge(
+                f"frames: {refused}; a trace has one frame per engine event ({len(self.events):,} here), "
+                f"each a picture of the whole graph. Set recording.max_nodes = {len(self.view.functions)} "
+                "(or None) to make them anyway; the log, print(recording), needs no frames"
+            )
 
     @property
     def frames(self) -> list:
         """One Frame per event (built on first use, in one replay)."""
         if self._frames is None:
+            self._check_size()
             self._frames = [
                 Frame(self._frame_dot(i, state), i, self.lines[i], self.events[i])
                 for i, (_, state) in enumerate(self._replay())
@@ -265,13 +346,19 @@ def trace(
     style: str = "v0.1",
     show_shapes: bool = False,
     legend: bool = False,
+    max_nodes: int | None = MAX_FRAME_NODES,
 ) -> Recording:
     """Run ``loss.backward(gradient)`` with an EventLog recorder and return the Recording.
 
     order: ``"stack"`` (v0.1.3) or ``"fifo"`` (v0.1.4). Gradients accumulate into the leaves'
-    ``.grad`` as with any backward. params: ``{name: Variable}`` names leaves in the log and frames.
+    ``.grad`` as with any backward, and hooks run (each one gets a log line). params:
+    ``{name: Variable}`` names leaves in the log and frames. style: names and pictures, ``"v0.1"`` or
+    ``"modern"``. max_nodes: frames of a graph with more nodes (100 by default; None: no limit) are
+    refused; the log is always there.
     """
     view = GraphView(loss, params)
     log = EventLog()
-    loss.backward(gradient, engine=ExecutionEngine(order), recorder=log)
-    return Recording(view, log.events, order, DotOptions(style=style, show_shapes=show_shapes, legend=legend))
+    with hooks_recorded(view.functions, log):
+        loss.backward(gradient, engine=ExecutionEngine(order), recorder=log)
+    options = DotOptions(style=style, show_shapes=show_shapes, legend=legend)
+    return Recording(view, log.events, order, options, max_nodes, grads_after(log.events))

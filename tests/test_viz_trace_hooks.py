@@ -1,0 +1,143 @@
+"""trace: hooks get a log line and their gradients show; frame labels say which gradient they show."""
+
+import numpy as np
+import pytest
+
+import varfunc as vf
+from varfunc.viz import GraphTooLarge, trace
+
+
+def label_of(source, node):
+    """The label of one node of a frame's DOT text, e.g. 'x\\nbuffer [1, 1]'."""
+    line = next(s for s in source.splitlines() if s.startswith(f"\t{node} [label="))
+    return line.split('label="', 1)[1].split('" ', 1)[0]
+
+
+def hooked():
+    """y = x * 3 doubles its gradient, x multiplies its own by ten: (y * y).sum()."""
+    x = vf.Variable(np.array([1.0, 2.0]))
+    y = x * 3
+    y.register_hook("double", lambda g: g * 2)
+    x.register_hook("ten", lambda g: g * 10)
+    return x, y, (y * y).sum()
+
+
+def test_hooks_have_log_lines_and_backward_shows_what_they_left():
+    """MulConstant#1 is handed [6, 12]; 'double' makes it [12, 24], which is what backward gets; x is
+    handed [36, 72]; 'ten' makes it [360, 720], which is what goes into .grad."""
+    x, y, loss = hooked()
+    recording = trace(loss, params={"x": x, "y": y})
+    assert recording.lines[11:] == [
+        " 11 pop MulConstant#1 with grad_output [6, 12]; deps [0]; ready: -",
+        " 12 hook 'double' on MulConstant#1 output 0: [6, 12] -> [12, 24]",
+        " 13 MulConstant#1.backward([12, 24]) -> [36, 72]",
+        " 14 MulConstant#1 sends [36, 72] to x",
+        " 15 x: stored in buffer slot 0, buffer ([36, 72]), deps [0] -> ready; ready: x",
+        " 16 pop x with grad_output [36, 72]; deps [0]; ready: -",
+        " 17 hook 'ten' on x output 0: [36, 72] -> [360, 720]",
+        " 18 x: .grad += [360, 720]",
+    ]
+    assert np.array_equal(x.grad, [360.0, 720.0])
+    last = recording.frames[-1].source
+    assert label_of(last, "v0") == "x\\ngrad_output [360, 720] (hooked)\\n.grad = [360, 720]"
+    assert label_of(last, "v1") == "y\\ngrad_output [12, 24] (hooked)"
+
+
+def test_a_hook_that_returns_none_and_a_function_hook():
+    x = vf.Variable(np.array([1.0, 2.0]))
+    y = x * 3
+    seen = []
+    y.register_hook("look", seen.append)
+    y.creator.register_hook("both", lambda grad_input, grad_output: seen.append(grad_input))
+    recording = trace(y.sum(), params={"x": x, "y": y})
+    assert recording.lines[6:9] == [
+        "  6 hook 'look' on MulConstant#1 output 0: [1, 1] (unchanged)",
+        "  7 hook 'both' on MulConstant#1 saw grad_input [3, 3] and grad_output [1, 1]",
+        "  8 MulConstant#1.backward([1, 1]) -> [3, 3]",
+    ]
+    assert len(seen) == 2 and np.array_equal(x.grad, [3.0, 3.0])
+
+
+def test_trace_puts_the_original_hooks_back():
+    x, y, loss = hooked()
+    hooks = {name: entry for name, entry in y.creator.backward_hooks.items()}
+    trace(loss, params={"x": x})
+    assert y.creator.backward_hooks == hooks  # the same hook objects, in the same order
+    x2 = vf.Variable(np.array([1.0, 2.0]))
+    y2 = x2 * 3
+    y2.register_hook("bad", lambda g: np.ones(5))  # the engine refuses it: backward raises
+    original = y2.creator.backward_hooks["bad"]
+    with pytest.raises(vf.ShapeError):
+        trace(y2.sum())
+    assert y2.creator.backward_hooks["bad"][0] is original[0]
+
+
+def test_a_hook_may_remove_itself_during_a_trace():
+    x = vf.Variable(np.array([1.0, 2.0]))
+    y = x * 3
+    y.register_hook("once", lambda g: y.remove_hook("once"))
+    recording = trace(y.sum())
+    assert "  6 hook 'once' on MulConstant#1 output 0: [1, 1] (unchanged)" in recording.lines
+    assert not y.creator.backward_hooks
+
+
+def test_the_last_frame_shows_grad_after_this_backward_not_this_backwards_gradient():
+    """b had a gradient already: this backward hands it [2, 2], and .grad becomes [4, 4]."""
+    b = vf.Variable(np.array([1.0, 2.0]))
+    (b * 2).sum().backward()
+    recording = trace((b * 2).sum(), params={"b": b})
+    stored = recording.frames[8].source  # MulConstant#1's [2, 2] is in b's buffer
+    assert recording.lines[8].startswith("  8 b: stored in buffer slot 0, buffer ([2, 2])")
+    assert label_of(stored, "v0") == "b\\nbuffer [2, 2]"
+    popped = recording.frames[9].source
+    assert label_of(popped, "v0") == "b\\ngrad_output [2, 2]"
+    assert label_of(recording.frames[-1].source, "v0") == "b\\ngrad_output [2, 2]\\n.grad = [4, 4]"
+    assert np.array_equal(b.grad, [4.0, 4.0])
+
+
+def test_frame_0_shows_the_root_ready_with_its_seed():
+    x = vf.Variable(np.array([1.0, 2.0]))
+    loss = (x * 2).sum()
+    first = trace(loss, gradient=np.array(5.0), params={"x": x}).frames[0].source
+    assert 'ready [label="ready stack (next first)\\nSum#2" fillcolor=white shape=note]' in first
+    assert label_of(first, "v2") == "output\\nbuffer 5"
+
+
+def test_modern_style_names_the_caption_log_and_ready_box():
+    x = vf.Variable(np.array([1.0, 2.0]))
+    recording = trace((x * 2).sum(), style="modern")
+    assert recording.lines[:2] == [
+        "  0 dependencies: SumBackward0#2 [0], MulBackward0#1 [1], AccumulateGrad#0 [1]",
+        "  1 pop SumBackward0#2 with grad_output 1; deps [0]; ready: -",
+    ]
+    assert recording.visit_order == ["SumBackward0#2", "MulBackward0#1", "AccumulateGrad#0"]
+    frame = recording.frames[4].source  # MulBackward0#1 became ready
+    assert "\\nMulBackward0#1" in label_of(frame, "ready") and "MulConstant" not in frame
+
+
+def chain(n):
+    x = vf.Variable(np.array([1.0]))
+    y = x
+    for _ in range(n):
+        y = y * 1.0
+    return x, y
+
+
+def test_frames_are_refused_past_max_nodes_but_the_log_is_not():
+    x, y = chain(100)  # 101 nodes: one more than MAX_FRAME_NODES
+    recording = trace(y, params={"x": x})
+    assert len(recording.lines) == 403 and np.array_equal(x.grad, [1.0])
+    message = (
+        "frames: this graph has 101 nodes (Functions and Leaf nodes), more than max_nodes=100; "
+        "a trace has one frame per engine event (403 here)"
+    )
+    with pytest.raises(GraphTooLarge, match=message.replace("(", r"\(").replace(")", r"\)")):
+        recording.frames  # noqa: B018 - the property makes them
+    with pytest.raises(GraphTooLarge, match=r"Set recording.max_nodes = 101 \(or None\)"):
+        recording.frame_source(0)
+    recording.max_nodes = None
+    assert len(recording.frames) == 403
+    x, y = chain(3)
+    assert len(trace(y, max_nodes=4).frames) == 15
+    with pytest.raises(GraphTooLarge):
+        trace(chain(3)[1], max_nodes=3).frames  # noqa: B018

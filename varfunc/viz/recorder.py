@@ -1,0 +1,66 @@
+"""What ``trace`` adds to the engine's events: each hook that ran, and each leaf's ``.grad`` after.
+
+The engine records what it hands a Function (``popped``, ``called_backward``, ``accumulated``); the
+Function's hooks run after that, inside ``_do_backward``, and may replace the gradient. So while
+``trace`` runs backward, ``hooks_recorded`` wraps every hook of the graph: the wrapper calls the
+hook and records a ``hook`` event (the Function, the output index, the gradient before, the
+replacement or None) into the same log. The original hooks are put back afterwards.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from ..engine import EventLog
+
+
+@contextlib.contextmanager
+def hooks_recorded(functions: list, log: EventLog) -> Iterator[None]:
+    """Wrap every hook of these Functions so that it also records a ``hook`` event; unwrap after."""
+    wrapped = []
+    for fn in functions:
+        for name, (hook, index) in list((fn.backward_hooks or {}).items()):
+            wrapper = _recording_hook(fn, name, hook, index, log)
+            fn.backward_hooks[name] = (wrapper, index)  # same key: the hooks keep their order
+            wrapped.append((fn, name, hook, wrapper))
+    try:
+        yield
+    finally:
+        for fn, name, hook, wrapper in wrapped:
+            entry = (fn.backward_hooks or {}).get(name)
+            if entry is not None and entry[0] is wrapper:  # a hook may have removed itself
+                fn.backward_hooks[name] = (hook, entry[1])
+
+
+def _recording_hook(fn: Any, name: str, hook: Callable, index: int | None, log: EventLog) -> Callable:
+    """hook, with a ``hook`` event recorded each time it runs."""
+    if index is None:  # a function hook: hook(grad_input, grad_output), its result is ignored
+
+        def function_hook(grad_input: tuple, grad_output: tuple) -> Any:
+            log.record("hook", fn, name=name, output_nr=None, grad_input=grad_input, grad_output=grad_output)
+            return hook(grad_input, grad_output)
+
+        return function_hook
+
+    def variable_hook(grad: Any) -> Any:
+        before = grad.copy()  # the hook may change grad in place
+        replacement = hook(grad)
+        after = grad if replacement is None else replacement  # what backward will be given
+        log.record(
+            "hook", fn, name=name, output_nr=index, grad=before, replacement=replacement, grad_after=after
+        )
+        return replacement
+
+    return variable_hook
+
+
+def grads_after(events: list) -> dict:
+    """{Leaf: a copy of its Variable's .grad} for every Leaf that accumulated in these events."""
+    grads = {}
+    for event in events:
+        variable = event.function.variable if event.kind == "accumulated" else None
+        if variable is not None and variable._grad is not None:  # _grad: the getter would store zeros
+            grads[event.function] = variable._grad.copy()
+    return grads
