@@ -16,8 +16,11 @@ nbformat = pytest.importorskip("nbformat")
 pytest.importorskip("nbclient")
 pytest.importorskip("ipykernel")
 
+from varfunc.grading import evaluate, lookup  # noqa: E402
 from varfunc.grading.__main__ import main  # noqa: E402
-from varfunc.grading.notebook import STUB, nbgrader_meta  # noqa: E402
+from varfunc.grading.ch09 import _GRAD_DEVICE_ANSWERS  # noqa: E402
+from varfunc.grading.notebook import BEGIN_SOLUTION, STUB, nbgrader_meta  # noqa: E402
+from varfunc.grading.release import release_notebook  # noqa: E402
 
 NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
 CHAPTERS = sorted(NOTEBOOKS.glob("[0-9][0-9]_*.ipynb"))
@@ -83,3 +86,31 @@ def test_a_released_chapter_fails_only_in_its_exercise_cells(released, path):
     checks = [cell for cell in nb.cells if nbgrader_meta(cell).get("grade") and cell.cell_type == "code"]
     for cell in checks:
         assert NOT_PASSED in printed(cell), f"check cell {cell.source!r} printed {printed(cell)!r}"
+
+
+# Prediction exercises whose answer is a dict: the student copy keeps the dict with its keys and
+# `...` for each value to fill in, and the check asks for the values until they are filled in.
+TEMPLATES = [
+    (
+        "09_on_the_gpu.ipynb",
+        "ch09.grad_device",
+        ["predicted = {"] + [f'"{k}": ...,' for k in _GRAD_DEVICE_ANSWERS],
+    ),
+    ("10_then_and_now.ipynb", "ch10.predict_modern", ["predicted_next = {\n    ...  #"]),
+]
+
+
+@pytest.mark.parametrize("name, exercise_id, shown", TEMPLATES, ids=[t[1] for t in TEMPLATES])
+def test_a_prediction_template_stays_in_the_student_copy(name, exercise_id, shown):
+    released, _ = release_notebook(nbformat.read(NOTEBOOKS / name, as_version=4))
+    grade_id = lookup(exercise_id).grade_id
+    source = next(cell.source for cell in released.cells if nbgrader_meta(cell).get("grade_id") == grade_id)
+    assert BEGIN_SOLUTION not in source and STUB in source, source
+    for text in shown:
+        assert text in source, f"the student copy of {exercise_id} does not show {text!r}:\n{source}"
+    namespace: dict = {}
+    with pytest.raises(NotImplementedError):
+        exec(compile(source, exercise_id, "exec"), namespace)  # the template runs, then the stub raises
+    verdict = evaluate(exercise_id, namespace)
+    assert not verdict.passed and verdict.case == "not solved yet", str(verdict)
+    assert verdict.hint.startswith("fill in"), str(verdict)

@@ -25,6 +25,17 @@ predicted = {
 """,
         ),
         (
+            "the template with one value still ...",
+            """
+predicted = {
+    "x.grad device": "cpu",
+    "x_gpu.is_leaf": False,
+    "fc.weight.grad device": ...,  # "cpu" or "cuda:0"
+    "grad device of the leaf behind w": "cpu",
+}
+""",
+        ),
+        (
             "model.cuda() thought to record a transfer like x.cuda()",
             """
 predicted = {

@@ -33,6 +33,16 @@ predicted_next = {
 """,
         ),
         (
+            "the template with one next function still ...",
+            """
+predicted_next = {
+    "AddBackward0": [("ExpBackward0", 0), ("AccumulateGrad", 0)],
+    "ExpBackward0": [("MulBackward0", 0)],
+    "MulBackward0": [("AccumulateGrad", 0), ...],
+}
+""",
+        ),
+        (
             "inputs of the Add in the wrong order",
             """
 predicted_next = {

@@ -33,6 +33,14 @@ def check_grad_device(ns: dict) -> None:
     predicted = ns["predicted"]
     if not isinstance(predicted, dict):
         raise CheckFailed("predicted", "a dict with one answer per key", type(predicted).__name__)
+    unfilled = [key for key in _GRAD_DEVICE_ANSWERS if predicted.get(key) is ...]
+    if unfilled:  # the template's values, still ...
+        keys = ", ".join(repr(key) for key in unfilled)
+        raise CheckFailed(
+            "not solved yet",
+            hint=f'fill in the values: replace the ... of {keys} in predicted with "cpu", "cuda:0", '
+            "True or False",
+        )
     for key, (answer, hint) in _GRAD_DEVICE_ANSWERS.items():
         if key not in predicted:
             raise CheckFailed(f"predicted[{key!r}]", "an answer", "missing", "keep every key of the template")

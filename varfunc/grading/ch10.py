@@ -20,6 +20,17 @@ def _require(ns: dict, *names: str) -> None:
         raise NotImplementedError(", ".join(names))
 
 
+def _holds_ellipsis(value: Any) -> bool:
+    """True when a template's ... is still somewhere in value (a key, a value, an item)."""
+    if value is ...:
+        return True
+    if isinstance(value, dict):
+        return any(_holds_ellipsis(key) or _holds_ellipsis(item) for key, item in value.items())
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return any(_holds_ellipsis(item) for item in value)
+    return False
+
+
 # --- ch10.predict_modern ----------------------------------------------------------------------------
 
 
@@ -46,6 +57,12 @@ def _modern_graph() -> dict:
 def check_predict_modern(ns: dict) -> None:
     _require(ns, "predicted_next")
     predicted = ns["predicted_next"]
+    if _holds_ellipsis(predicted):  # the template, not filled in yet
+        raise CheckFailed(
+            "not solved yet",
+            hint="fill in predicted_next: replace the ... with one entry per grad_fn of q, "
+            '"NameBackward0": [(next name or None, output_nr), ...]',
+        )
     truth = _modern_graph()
     if not isinstance(predicted, dict):
         raise CheckFailed(
@@ -204,6 +221,8 @@ def check_double_count(ns: dict) -> None:
             "the gradient of a that the naive recursion reports",
             "(not shown: work it out)",
             guess,
-            "follow the recursion by hand: each time it reaches b = a * a it runs Mul's backward with "
-            "everything b's slot holds so far, and sends it to a twice (a is both inputs)",
+            "follow the recursion by hand: a node sends a gradient to each input's slot, then the "
+            "recursion visits its inputs in order, first input first (b * 3 before b); each time it "
+            "reaches b = a * a it runs Mul's backward with everything b's slot holds so far, and sends "
+            "it to a twice (a is both inputs)",
         )
