@@ -417,3 +417,24 @@ def test_a_hook_that_removes_itself_beside_another_hook(on):
     x.grad = None
     (target * 1.0).sum().backward()  # "once" is gone
     assert x.grad.tolist() == ([2.0, 2.0] if on == "leaf" else [4.0, 4.0])
+
+
+class ReturnsScalar(Function):
+    """Backward returns a NumPy scalar, as arithmetic on 0-d arrays gives."""
+
+    def __init__(self, dtype):
+        self.dtype = dtype
+
+    def forward(self, a):
+        return a * 2
+
+    def backward(self, g):
+        return self.dtype(2.0) * self.dtype(g)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_a_numpy_scalar_gradient_for_a_0d_input(dtype):
+    x = Variable(np.array(1.5))
+    y = ReturnsScalar(dtype)(x * 1.0)
+    y.backward()
+    assert x.grad.dtype == np.float64 and x.grad.shape == () and float(x.grad) == 2.0

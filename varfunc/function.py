@@ -296,25 +296,28 @@ class Function(FunctionHooks, ModernFunctionNames):
                 f"{len(shapes)} input(s); return one gradient per input (None where none is needed)"
             )
         for grad, needed, shape, dtype in zip(grad_input, self.needs_input_grad, shapes, self.input_dtypes):
-            if needed and (type(grad) is not np.ndarray or grad.shape != shape or grad.dtype is not dtype):
+            if not needed:
+                continue
+            # an array or a NumPy scalar (arithmetic on 0-d arrays gives one), of the input's shape and dtype
+            if type(grad) is not np.ndarray and not isinstance(grad, np.generic):
+                return self._fixed_grad_input(grad_input)
+            if grad.shape != shape or grad.dtype is not dtype:
                 return self._fixed_grad_input(grad_input)
         return grad_input
 
     def _fixed_grad_input(self, grad_input: tuple) -> tuple:
         """Each needed gradient cast to its input's dtype (as torch does), or an error saying what is wrong.
 
-        The slow path of _checked_grad_input: a CuPy array, a NumPy scalar, another dtype, or an error.
+        The slow path of _checked_grad_input: a CuPy array, another dtype, or an error.
         """
         fixed = list(grad_input)
         checks = zip(grad_input, self.needs_input_grad, self.input_shapes, self.input_dtypes)
         for index, (grad, needed, shape, dtype) in enumerate(checks):
             if not needed:
                 continue
-            if isinstance(grad, np.generic):  # a NumPy scalar, e.g. from a.sum()
-                grad = np.asarray(grad)
             if grad is None:
                 problem = "None"
-            elif not is_array(grad):
+            elif not (is_array(grad) or isinstance(grad, np.generic)):
                 problem = f"a {type(grad).__name__}, not an array (a Variable's array is its .data)"
             elif grad.shape != shape:
                 problem = f"a gradient of shape {grad.shape}"
