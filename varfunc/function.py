@@ -28,14 +28,13 @@ def _is_one_of(x: Any, items: tuple) -> bool:
     return False
 
 
-# One tuple object per distinct value of needs_input_grad (and of input_dtypes), shared by every
-# Function that has it: a long graph then holds no such tuple per op, so the garbage collector has
-# less to count.
-_SHARED: dict = {}
+# One tuple object per distinct needs_input_grad value, shared by every Function that has it: a
+# long graph then holds no tuple of flags per op, so the garbage collector has less to count.
+_FLAGS: dict = {}
 
 
-def _shared(values: tuple) -> tuple:
-    return _SHARED.setdefault(values, values)
+def _shared_flags(flags: tuple) -> tuple:
+    return _FLAGS.setdefault(flags, flags)
 
 
 class Function(FunctionHooks, ModernFunctionNames):
@@ -133,20 +132,22 @@ class Function(FunctionHooks, ModernFunctionNames):
         # One plain loop over the inputs collects the graph fields: this runs for every op, and a
         # loop costs about half of what one generator expression per field would.
         volatile = False
-        needs, previous = [], []
-        for v in input:
+        needs, previous, shapes, dtypes = [], [], [], []
+        for v, array in zip(input, arrays):
             volatile = volatile or v.volatile
             needs.append(v.requires_grad)
             previous.append((v.creator, id(v)))
+            shapes.append(array.shape)
+            dtypes.append(array.dtype)
         if volatile:
             outputs = self._wrap_outputs(input, arrays, raw_outputs, dirty, creator=None)
             self.to_save = self.non_differentiable = None
         else:
-            self.needs_input_grad = _shared(tuple(needs))
+            self.needs_input_grad = _shared_flags(tuple(needs))
             self.requires_grad = any(needs)
             self.previous_functions = tuple(previous)  # v0.1.3 kept a list: docs/differences.md row 32
-            self.input_shapes = tuple([a.shape for a in arrays])
-            self.input_dtypes = _shared(tuple([a.dtype for a in arrays]))
+            self.input_shapes = tuple(shapes)
+            self.input_dtypes = tuple(dtypes)
             outputs = self._wrap_outputs(input, arrays, raw_outputs, dirty, creator=self)
             # {id(output Variable): output index}; most ops have one output, and a literal is cheaper
             if len(outputs) == 1:
