@@ -337,25 +337,25 @@ def test_an_index_array_changed_after_indexing_does_not_move_the_gradient():
     assert x.grad.tolist() == [1.0 + 4.0, 1.0, 0.0, 2.0]
 
 
-class ReturnsDtype(Function):
-    """Doubles its input; backward returns the gradient in another dtype."""
+class ReturnsAs(Function):
+    """Doubles its input; backward returns convert(gradient): another dtype, or a NumPy scalar."""
 
-    def __init__(self, dtype):
-        self.dtype = dtype
+    def __init__(self, convert):
+        self.convert = convert
 
     def forward(self, a):
         return a * 2
 
     def backward(self, g):
-        return (g * 2).astype(self.dtype)
+        return self.convert(g * 2)
 
 
-@pytest.mark.parametrize("dtype", [bool, np.int64, np.float16, np.float32])
+@pytest.mark.parametrize("dtype", [np.bool_, np.int64, np.float16, np.float32])
 def test_a_gradient_in_another_dtype_is_cast_to_its_input_dtype(dtype):
     """As torch does: bools would be OR-ed and float16 would round everything upstream."""
     x = Variable(np.array([1.0, 2.0]))
-    (ReturnsDtype(dtype)(x * (1 + 1e-6)) + ReturnsDtype(dtype)(x)).sum().backward()
-    expected = 1 + (1 + 1e-6) if dtype is bool else 2 + 2 * (1 + 1e-6)  # backward's g * 2: True for bool
+    (ReturnsAs(dtype)(x * (1 + 1e-6)) + ReturnsAs(dtype)(x)).sum().backward()
+    expected = 1 + (1 + 1e-6) if dtype is np.bool_ else 2 + 2 * (1 + 1e-6)  # backward's g * 2: True for bool
     assert x.grad.dtype == np.float64
     np.testing.assert_allclose(x.grad, [expected, expected], rtol=1e-12)
 
@@ -419,22 +419,9 @@ def test_a_hook_that_removes_itself_beside_another_hook(on):
     assert x.grad.tolist() == ([2.0, 2.0] if on == "leaf" else [4.0, 4.0])
 
 
-class ReturnsScalar(Function):
-    """Backward returns a NumPy scalar, as arithmetic on 0-d arrays gives."""
-
-    def __init__(self, dtype):
-        self.dtype = dtype
-
-    def forward(self, a):
-        return a * 2
-
-    def backward(self, g):
-        return self.dtype(2.0) * self.dtype(g)
-
-
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
 def test_a_numpy_scalar_gradient_for_a_0d_input(dtype):
     x = Variable(np.array(1.5))
-    y = ReturnsScalar(dtype)(x * 1.0)
+    y = ReturnsAs(dtype)(x * 1.0)  # dtype(0-d array): a NumPy scalar
     y.backward()
     assert x.grad.dtype == np.float64 and x.grad.shape == () and float(x.grad) == 2.0

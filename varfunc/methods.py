@@ -28,11 +28,7 @@ def _number(x: Any) -> Any:
 
 
 def _python_scalar(x: Any) -> Any:
-    """A NumPy scalar as the Python number it holds; anything else as it is.
-
-    Like a Python number it then keeps the Variable's dtype: NumPy lets np.float64(2) make
-    float32 data float64, where PyTorch treats it as the number 2.0.
-    """
+    """A NumPy scalar as its Python number (np.float64(2) would make float32 data float64); else x."""
     return x.item() if isinstance(x, np.generic) else x
 
 
