@@ -107,8 +107,14 @@ def test_only_a_verdict_with_the_exercise_and_the_nonce_counts():
     assert verdict_of(CellRun("ok", outputs=outputs[:3]), "ch02.predict_grad", "f00d") is None
 
 
-def test_of_several_verdicts_with_the_nonce_the_last_counts():
-    first = {"exercise": "ch02.predict_grad", "nonce": "f00d", "passed": True, "case": ""}
-    last = {**first, "passed": False, "case": "wrong"}
-    outputs = [_shown(first), _shown(json.dumps(last))]  # a payload may also arrive as JSON text
-    assert verdict_of(CellRun("ok", outputs=outputs), "ch02.predict_grad", "f00d") == last
+@pytest.mark.parametrize("forged_first", [True, False], ids=["during the checks", "after them"])
+def test_a_second_verdict_with_the_nonce_fails_the_exercise(forged_first):
+    """A forger who read the nonce shows a verdict before the runner's (during the checks) or after it."""
+    runner = {"exercise": "ch02.predict_grad", "nonce": "f00d", "passed": False, "case": "wrong"}
+    forged = {**runner, "passed": True, "case": ""}
+    shown = [_shown(forged), _shown(json.dumps(runner))]  # a payload may also arrive as JSON text
+    verdict = verdict_of(
+        CellRun("ok", outputs=shown if forged_first else shown[::-1]), "ch02.predict_grad", "f00d"
+    )
+    assert verdict["passed"] is False and "showed 2 verdicts" in verdict["case"]
+    assert verdict_of(CellRun("ok", outputs=shown[1:]), "ch02.predict_grad", "f00d") == runner

@@ -149,11 +149,22 @@ def verdict_of(run: CellRun, exercise_id: str, nonce: str) -> dict | None:
     """The verdict the grader's runner displayed in a check cell, if it got that far.
 
     Only a verdict for this exercise that carries this check's nonce counts: the notebook's code,
-    which runs inside the checks, may display verdicts of its own. The runner displays last.
+    which runs inside the checks, may display verdicts of its own. The runner displays exactly one;
+    a second one with the nonce was copied from the runner's source or its frame (during the checks,
+    or from an IPython event callback after them), so the exercise fails, saying so.
     """
     verdicts = [_payload(output) for output in run.outputs]
     ours = [v for v in verdicts if v.get("exercise") == exercise_id and v.get("nonce") == nonce]
-    return ours[-1] if ours else None
+    if len(ours) > 1:
+        return {
+            "exercise": exercise_id,
+            "passed": False,
+            "case": f"the check cell showed {len(ours)} verdicts for this exercise where the grader "
+            "shows one: the notebook's code displayed a verdict of its own",
+            "expected": None,
+            "got": None,
+        }
+    return ours[0] if ours else None
 
 
 def _payload(output: Any) -> dict:
