@@ -19,12 +19,9 @@ from .errors import DTypeError, ShapeError
 
 def _number(x: Any) -> Any:
     """x as a Python number, or None if x is no number (a Variable, an array, a list)."""
-    # float and int are checked first: an isinstance check against the numbers.Real ABC is slow.
-    if type(x) is float or type(x) is int:
+    if type(x) is float or type(x) is int:  # first: an isinstance check against numbers.Real is slow
         return x
-    if isinstance(x, numbers.Real):
-        return _python_scalar(x)
-    return None
+    return _python_scalar(x) if isinstance(x, numbers.Real) else None
 
 
 def _python_scalar(x: Any) -> Any:

@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import numpy as np
-
 from ..backend import get_array_module
 from ..function import Function
-from .utils import normalize_dims
+from .utils import float_data, normalize_dims
 
 
 class Softmax(Function):
@@ -16,8 +14,7 @@ class Softmax(Function):
         self.dim = dim
 
     def forward(self, a):
-        if a.dtype.kind in "biu":  # integers and booleans give float64, as the other float ops do
-            a = a.astype(np.float64)
+        a = float_data(a)  # integers and booleans give float64, as the other float ops do
         # () for a 0-d a: its softmax is 1
         self.axis = axis = normalize_dims("softmax", self.dim, a.ndim)
         if a.size == 0:  # nothing to normalise (and NumPy's max refuses an empty reduction)
@@ -44,8 +41,7 @@ class LogSoftmax(Function):
 
     def forward(self, a):
         xp = get_array_module(a)
-        if a.dtype.kind in "biu":  # integers and booleans give float64, as the other float ops do
-            a = a.astype(np.float64)
+        a = float_data(a)  # integers and booleans give float64, as the other float ops do
         # () for a 0-d a: log 1 = 0
         self.axis = axis = normalize_dims("log_softmax", self.dim, a.ndim)
         if a.size == 0:  # nothing to normalise (and NumPy's max refuses an empty reduction)

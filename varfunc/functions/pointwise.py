@@ -4,11 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-
 from ..backend import get_array_module
 from ..function import Function, InplaceFunction
-from .utils import broadcast_error, sum_to_shape
+from .utils import broadcast_error, float_data, sum_to_shape
 
 
 class _SavesInput(Function):
@@ -16,8 +14,7 @@ class _SavesInput(Function):
 
     def forward(self, a):
         self.save_for_backward(a)
-        if a.dtype.kind in "biu":  # integers and booleans give float64 (NumPy would pick float16 for int8)
-            a = a.astype(np.float64)
+        a = float_data(a)
         return self.apply(get_array_module(a), a)
 
     def backward(self, grad_output):
@@ -33,10 +30,8 @@ class _SavesOutput(InplaceFunction):
         if self.inplace:
             self.mark_dirty(a)
             result = self.apply(xp, a, out=a)
-        elif a.dtype.kind in "biu":  # integers and booleans give float64 (NumPy would pick float16 for int8)
-            result = self.apply(xp, a.astype(np.float64))
         else:
-            result = self.apply(xp, a)
+            result = self.apply(xp, float_data(a))
         self.save_for_backward(result)
         return result
 

@@ -1,10 +1,17 @@
-"""Shape helpers shared by the ops' backward methods."""
+"""Helpers shared by the ops: shapes for backward, float data for forward."""
 
 from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from ..errors import ShapeError
+
+
+def float_data(a: Any) -> Any:
+    """a, or a float64 copy of integer or boolean data (NumPy would pick float16 for int8 or bool)."""
+    return a.astype(np.float64) if a.dtype.kind in "biu" else a
 
 
 def sum_to_shape(grad: Any, shape: tuple) -> Any:

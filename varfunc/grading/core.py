@@ -159,15 +159,39 @@ def _callers_namespace() -> dict:
 
 
 def expect_close(
-    case: str, got: Any, expected: Any, hint: str = "", rtol: float = 1e-6, atol: float = 1e-8
+    case: str,
+    got: Any,
+    expected: Any,
+    hint: str = "",
+    rtol: float = 1e-6,
+    atol: float = 1e-8,
+    at: tuple[str, Any] | None = None,
 ) -> None:
-    """CheckFailed unless got has expected's shape and values (within tolerance)."""
+    """CheckFailed unless got has expected's shape and values (within tolerance).
+
+    at: (name, the input values), one per element: the verdict then names the worst element by its
+    input and shows both values to 12 digits, where printed arrays would round them alike.
+    """
     got_array = np.asarray(got.data if isinstance(got, Variable) else got)
     expected_array = np.asarray(expected)
     if got_array.shape != expected_array.shape:
         raise CheckFailed(f"{case} (shape)", expected_array.shape, got_array.shape, hint)
-    if not np.allclose(got_array, expected_array, rtol=rtol, atol=atol, equal_nan=True):
+    close = np.isclose(got_array, expected_array, rtol=rtol, atol=atol, equal_nan=True)
+    if not close.all():
+        if at is not None:
+            case += ", " + _worst(got_array, expected_array, close, rtol, atol, at)
         raise CheckFailed(case, expected_array, got_array, hint)
+
+
+def _worst(got: Any, expected: Any, close: Any, rtol: float, atol: float, at: tuple[str, Any]) -> str:
+    """'worst at a = -30: expected 1.87152459377e-13, got 0': the element furthest out of tolerance."""
+    with np.errstate(invalid="ignore"):
+        excess = np.abs(got - expected) - (atol + rtol * np.abs(expected))
+    excess = np.where(close, -np.inf, np.where(np.isnan(excess), np.inf, excess)).reshape(-1)
+    k = int(np.argmax(excess))
+    name, inputs = at
+    value, want, have = np.asarray(inputs).reshape(-1)[k], expected.reshape(-1)[k], got.reshape(-1)[k]
+    return f"worst at {name} = {value:g}: expected {want:.12g}, got {have:.12g}"
 
 
 def expect_equal(case: str, got: Any, expected: Any, hint: str = "") -> None:
