@@ -245,8 +245,8 @@ def test_optimizer_errors_are_clear():
         optim.Adam(params[0])
     with pytest.raises(DTypeError, match="not a Variable"):
         optim.Adam([np.ones(3)])
-    with pytest.raises(ValueError, match="does not require grad"):
-        optim.Adam([Variable(np.ones(3), requires_grad=False)])
+    with pytest.raises(DTypeError, match="parameter 0 holds int64 data, which can never require grad"):
+        optim.Adam([Variable(np.arange(3))])
     with pytest.raises(ValueError, match="appears twice"):
         optim.Adam([params[0], params[0]])
     with pytest.raises(ValueError, match="beta at index 1"):
@@ -271,6 +271,52 @@ def test_a_parameter_frozen_after_the_optimizer_was_made_is_left_alone(make):
     optimizer.step()
     assert frozen.data.tolist() == [1.0, 1.0] and frozen.grad is None
     assert (trained.data < 1.0).all()
+
+
+def freeze_then_unfreeze_run(make_optimizer, new_param, requires_grad_):
+    """a and b are trained on one loss; b is frozen before the optimizer is made, unfrozen at step 3."""
+    a, b = new_param([1.0, -2.0]), new_param([3.0])
+    requires_grad_(b, False)
+    optimizer = make_optimizer([a, b])
+    trajectory = []
+    for step in range(6):
+        if step == 3:
+            requires_grad_(b, True)
+        optimizer.zero_grad()
+        ((a * a).sum() + (b * b * a[0]).sum()).backward()
+        optimizer.step()
+        trajectory.append([a.data.tolist(), b.data.tolist()])
+    return trajectory
+
+
+FREEZE_CONFIGS = [("SGD", dict(lr=0.1, momentum=0.9, weight_decay=0.1)), ("Adam", dict(lr=0.1))]
+
+
+@pytest.mark.parametrize("name, config", FREEZE_CONFIGS, ids=str)
+def test_a_parameter_frozen_before_the_optimizer_was_made_trains_once_unfrozen(name, config):
+    make = lambda ps: getattr(optim, name)(ps, **config)  # noqa: E731
+    trajectory = freeze_then_unfreeze_run(
+        make, lambda values: Variable(np.array(values)), lambda v, flag: setattr(v, "requires_grad", flag)
+    )
+    assert all(b == [3.0] for _, b in trajectory[:3])  # frozen: not stepped, even by weight decay
+    assert trajectory[3][1] != [3.0] and trajectory[4][1] != trajectory[3][1]
+
+
+@pytest.mark.oracle
+@pytest.mark.parametrize("name, config", FREEZE_CONFIGS, ids=str)
+def test_freezing_and_unfreezing_matches_torch(name, config):
+    torch = pytest.importorskip("torch")
+    ours = freeze_then_unfreeze_run(
+        lambda ps: getattr(optim, name)(ps, **config),
+        lambda values: Variable(np.array(values)),
+        lambda v, flag: setattr(v, "requires_grad", flag),
+    )
+    theirs = freeze_then_unfreeze_run(
+        lambda ps: getattr(torch.optim, name)(ps, **config),
+        lambda values: torch.tensor(values, dtype=torch.float64, requires_grad=True),
+        lambda t, flag: t.requires_grad_(flag),
+    )
+    np.testing.assert_allclose([a + b for a, b in ours], [a + b for a, b in theirs], rtol=0, atol=1e-12)
 
 
 def one_unused_param_run(make_optimizer, zero_grad):

@@ -21,7 +21,7 @@ required = _Required()
 class Optimizer:
     """Base class: holds ``param_groups`` (dicts of 'params' and settings) and ``state`` per parameter.
 
-    ``params`` is an iterable of Variables (leaves that require grad), or of dicts
+    ``params`` is an iterable of Variables (leaves; frozen ones are skipped while frozen), or of dicts
     ``{'params': [...], 'lr': ...}`` to give groups their own settings. Subclasses write step().
     """
 
@@ -55,10 +55,11 @@ class Optimizer:
                     f"{type(self).__name__}: parameter {index} is a {type(param).__name__}, "
                     "not a Variable; an optimizer updates Variables (model.parameters())"
                 )
-            if not param.requires_grad:
-                raise ValueError(
-                    f"{type(self).__name__}: parameter {index} (shape {param.shape}) does not require "
-                    "grad, so it would never be updated; leave it out or set requires_grad=True"
+            if param.dtype.kind not in "fc":
+                raise DTypeError(
+                    f"{type(self).__name__}: parameter {index} holds {param.dtype} data, which can "
+                    "never require grad, so no step could train it; parameters hold floating-point "
+                    "data (leave labels and indices out)"
                 )
             if not param.is_leaf:
                 raise ValueError(
@@ -98,7 +99,8 @@ class Optimizer:
 
         A parameter no backward has reached (its gradient is None, or was set to None) is skipped,
         as torch.optim skips it: a zero gradient would still move it through weight decay,
-        momentum or Adam's running averages. One frozen after the optimizer was made is skipped too.
+        momentum or Adam's running averages. A frozen one (requires_grad False) is skipped too, as
+        in torch.optim: freeze layers before or after making the optimizer, unfreeze them later.
         """
         return [p for p in params if p.requires_grad and p._grad is not None]
 
