@@ -89,6 +89,28 @@ def test_multiple_outputs_and_non_differentiable_outputs():
     assert x.grad.tolist() == [0.0, 2.0]
 
 
+class RoundToInt(Function):
+    """Rounds to integers, with a straight-through backward that would pass the gradient on."""
+
+    def forward(self, x):
+        return np.round(x).astype(np.int64), x * 3
+
+    def backward(self, g_rounded, g_tripled):
+        assert g_rounded is None  # an integer output never receives a gradient
+        return g_tripled * 3
+
+
+def test_integer_outputs_do_not_require_grad_as_in_torch():
+    x = Variable(np.array([1.4, 2.6]))
+    rounded, tripled = RoundToInt()(x)
+    assert not rounded.requires_grad and tripled.requires_grad
+    assert x.requires_grad and rounded.creator.requires_grad  # the Function is still differentiable
+    (rounded * 2.0 + tripled).sum().backward()
+    assert x.grad.tolist() == [3.0, 3.0]  # nothing came through the integer output
+    with pytest.raises(vf.BackwardError, match="integer or boolean data, which has no gradient"):
+        (RoundToInt()(x)[0] * 2.0).sum().backward()
+
+
 def test_hooks_as_in_v013_test_hooks():
     x = Variable(np.ones((5, 5)))
     y = Variable(np.ones((5, 5)) * 4)

@@ -192,7 +192,10 @@ class Function(FunctionHooks, ModernFunctionNames):
             # in-place change to one Variable can never silently change another.
             if array.base is not None or _is_one_of(array, arrays):
                 array = array.copy()
-            outputs.append(input[0]._make_output(array, creator))
+            output = input[0]._make_output(array, creator)
+            if array.dtype.kind not in "fc":  # integers and booleans have no gradient, as in torch
+                output._requires_grad = False
+            outputs.append(output)
         return tuple(outputs)
 
     def _take_dirty_inputs(self, input, raw_outputs, dirty) -> None:

@@ -225,7 +225,8 @@ class Variable(VariableMethods, ModernVariableNames):
         if not self.requires_grad:
             raise BackwardError(
                 "backward: called on a Variable that doesn't require grad; no input of its graph "
-                "requires grad (create a leaf with requires_grad=True)"
+                "requires grad (create a leaf with requires_grad=True), or the path passes through "
+                "integer or boolean data, which has no gradient"
             )
         if gradient is None:
             if self._data.size != 1:

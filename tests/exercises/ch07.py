@@ -34,7 +34,7 @@ def _clamp(forward_body: str, backward: str = "grad_output", signature: str = "g
 
 
 MARKED = (
-    "        mask = (a < self.lo) | (a > self.hi)\n"
+    "        mask = ((a < self.lo) | (a > self.hi)).astype(a.dtype)\n"
     "        self.mark_non_differentiable(mask)\n"
     "        return np.clip(a, self.lo, self.hi), mask\n"
 )
@@ -69,15 +69,16 @@ WRONG_ANSWERS = {
         (
             "forgets mark_non_differentiable",
             _clamp(
-                "        mask = (a < self.lo) | (a > self.hi)\n"
+                "        mask = ((a < self.lo) | (a > self.hi)).astype(a.dtype)\n"
                 "        return np.clip(a, self.lo, self.hi), mask\n"
             ),
         ),
         (
             "the true clamp gradient instead of straight-through",
             _clamp(
-                "        mask = (a < self.lo) | (a > self.hi)\n"
-                "        self.inside = ~mask\n"
+                "        outside = (a < self.lo) | (a > self.hi)\n"
+                "        self.inside = ~outside\n"
+                "        mask = outside.astype(a.dtype)\n"
                 "        self.mark_non_differentiable(mask)\n"
                 "        return np.clip(a, self.lo, self.hi), mask\n",
                 "grad_output * self.inside",
@@ -87,13 +88,20 @@ WRONG_ANSWERS = {
         (
             "a mask with <= and >=: a value on a bound counts as clipped",
             _clamp(
-                "        mask = (a <= self.lo) | (a >= self.hi)\n"
+                "        mask = ((a <= self.lo) | (a >= self.hi)).astype(a.dtype)\n"
                 "        self.mark_non_differentiable(mask)\n"
                 "        return np.clip(a, self.lo, self.hi), mask\n"
             ),
         ),
         (
-            "a float mask",
+            "a boolean mask (it needs no mark, but it is not the 0/1 mask asked for)",
+            _clamp(
+                "        mask = (a < self.lo) | (a > self.hi)\n"
+                "        return np.clip(a, self.lo, self.hi), mask\n"
+            ),
+        ),
+        (
+            "a float64 mask for every input dtype",
             _clamp(
                 "        mask = ((a < self.lo) | (a > self.hi)).astype(float)\n"
                 "        self.mark_non_differentiable(mask)\n"

@@ -70,7 +70,7 @@ def check_softplus(ns: dict) -> None:
     needs=("ClampSTE",),
 )
 def check_clamp_ste(ns: dict) -> None:
-    """Values, the mask (bool, no grad), and the gradient passed straight through."""
+    """Values, the mask (0/1 in a's dtype, no grad), and the gradient passed straight through."""
     ClampSTE = ns["ClampSTE"]
     a = np.array([-2.0, -1.0, -0.5, 0.0, 0.7, 1.0, 3.0])  # -1 and 1 are on the bounds: inside
     x = Variable(a.copy())
@@ -82,15 +82,15 @@ def check_clamp_ste(ns: dict) -> None:
     expect_equal(
         "mask values",
         mask.data.tolist(),
-        [True, False, False, False, False, False, True],
-        "True where a was outside [lo, hi]; a value equal to lo or hi is inside",
+        [1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0],
+        "1.0 where a was outside [lo, hi]; a value equal to lo or hi is inside",
     )
-    expect_equal("mask dtype", str(mask.dtype), "bool", "a boolean array: (a < lo) | (a > hi)")
+    expect_equal("mask dtype", str(mask.dtype), "float64", "a's dtype: ((a < lo) | (a > hi)).astype(a.dtype)")
     expect_equal(
         "mask.requires_grad",
         mask.requires_grad,
         False,
-        "call self.mark_non_differentiable(mask) in forward",
+        "a float output requires grad unless forward calls self.mark_non_differentiable(mask)",
     )
     expect_equal("clamped.requires_grad", clamped.requires_grad, True)
     weights = np.arange(1.0, 8.0)
@@ -101,10 +101,11 @@ def check_clamp_ste(ns: dict) -> None:
         weights,
         "straight-through: return grad_output unchanged, also where the value was clipped",
     )
-    y = Variable(np.array([[0.5, 4.0], [-3.0, 0.0]]))
+    y = Variable(np.array([[0.5, 4.0], [-3.0, 0.0]], dtype=np.float32))
     clamped, mask = ClampSTE(-2.0, 2.0)(y)
+    expect_equal("mask dtype for a float32 input", str(mask.dtype), "float32", "a's dtype, not float")
     (clamped.sum() + mask.sum()).backward()
-    expect_close("y.grad when the mask is used too (2x2 input)", y.grad, np.ones((2, 2)))
+    expect_close("y.grad when the mask is used too (2x2 float32 input)", y.grad, np.ones((2, 2)))
 
 
 @exercise("ch07.mul_add", title="MulAdd: only the gradients that are needed", points=2, needs=("MulAdd",))
