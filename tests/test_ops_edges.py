@@ -109,6 +109,7 @@ def test_edge_points_match_torch():
         (lambda a: 0.0**a, [np.array([-2.0, 0.0, 0.5, np.inf, np.nan])]),
         (lambda a: a.sigmoid() if hasattr(a, "sigmoid") else None, [np.array([-745.0, -40.0, 0.0, 40.0])]),
         (lambda a, b: a / b, [np.array([1e-200]), np.array([1e-170])]),
+        (lambda a: a.relu(), [np.array([-1.0, 0.0, 2.0, np.nan])]),
     ]
     for fn, arrays in cases:
         ours = grads_of(fn, *arrays)
@@ -116,6 +117,22 @@ def test_edge_points_match_torch():
         fn(*tensors).sum().backward()
         for got, tensor in zip(ours, tensors):
             np.testing.assert_allclose(got, tensor.grad.numpy(), rtol=1e-12, atol=1e-300)  # denormals
+
+
+def test_relu_passes_no_gradient_at_zero_unlike_clamp():
+    """relu's gradient at 0 is 0 (v0.1's nn Threshold, PyTorch's relu); clamp(min=0) counts 0 as inside."""
+    values = np.array([-1.0, 0.0, 2.0, np.nan])
+    x = Variable(values)
+    y = x.relu()
+    np.testing.assert_array_equal(y.data, [0.0, 0.0, 2.0, np.nan])  # nan stays nan, as in torch
+    y.sum().backward()
+    np.testing.assert_array_equal(x.grad, [0.0, 0.0, 1.0, 1.0])
+    (clamp_grad,) = grads_of(lambda a: a.clamp(min=0), values)
+    np.testing.assert_array_equal(clamp_grad[:3], [0.0, 1.0, 1.0])
+    z = Variable(values)
+    vf.functions.Threshold(0.5, -3.0)(z).sum().backward()
+    assert vf.functions.Threshold(0.5, -3.0)(Variable(values)).data[:3].tolist() == [-3.0, -3.0, 2.0]
+    assert z.grad[:3].tolist() == [0.0, 0.0, 1.0]
 
 
 def test_a_0d_variable_takes_dim_0_or_minus_1_where_pytorch_does():

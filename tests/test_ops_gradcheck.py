@@ -253,6 +253,8 @@ CASES = [
     case(F.Baddbmm, normal(3, 2, 4), normal(3, 2, 3), normal(3, 3, 4), args=(0.5, -2.0)),
     case(F.Baddbmm, normal(2, 4), normal(3, 2, 3), normal(3, 3, 4), args=(1.5, 0.5), id="broadcast-M"),
     # activation
+    case(F.Threshold, avoiding(0.0, shape=(4, 5)), args=(0.0, 0.0), id="relu"),
+    case(F.Threshold, avoiding(0.3, shape=(4, 5)), args=(0.3, -2.0)),
     case(F.Softmax, normal(3, 4)),
     case(F.Softmax, normal(3, 4), args=(0,), id="dim0"),
     case(F.Softmax, normal(2, 3, 4), args=(1,), id="3-d-dim1"),

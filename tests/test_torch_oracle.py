@@ -131,7 +131,13 @@ OPS = [
         lambda a: a.clamp(-0.5, 0.5),
         [avoiding(-0.5, 0.5, shape=(4, 5))],
     ),
-    ("relu", lambda a: F.Clamp(0, None)(a), torch.relu, [avoiding(0.0, shape=(4, 5))]),
+    ("relu", lambda a: F.Threshold(0, 0)(a), torch.relu, [avoiding(0.0, shape=(4, 5))]),
+    (
+        "threshold",
+        lambda a: F.Threshold(0.2, -1.5)(a),
+        lambda a: torch.nn.functional.threshold(a, 0.2, -1.5),
+        [avoiding(0.2, shape=(4, 5))],
+    ),
     ("sqrt", lambda a: F.Sqrt()(a), torch.sqrt, [positive(3, 4)]),
     ("cinv", lambda a: F.Cinv()(a), torch.reciprocal, [positive(3, 4)]),
     ("cmax", lambda a, b: F.Cmax()(a, b), torch.maximum, [distinct(3, 4), distinct(4)]),
@@ -368,7 +374,7 @@ def test_every_op_with_a_torch_equivalent_is_compared():
         "Permute": "permute", "Squeeze": "squeeze", "Unsqueeze": "unsqueeze", "Concat": "cat",
         "Clone": "clone", "Matmul": "matmul-1d@1d", "Mm": "mm", "Mv": "mv", "Bmm": "bmm", "Dot": "dot",
         "Addmm": "addmm", "Addmv": "addmv", "Addr": "addr", "Addbmm": "addbmm", "Baddbmm": "baddbmm",
-        "Softmax": "softmax", "LogSoftmax": "log_softmax",
+        "Softmax": "softmax", "LogSoftmax": "log_softmax", "Threshold": "threshold",
     }  # fmt: skip
     op_names = {
         n for n in F.__all__ if isinstance(getattr(F, n), type) and issubclass(getattr(F, n), vf.Function)
@@ -416,6 +422,7 @@ MODERN_NAME_CASES = [
     "x[None].squeeze()",
     "x[None].squeeze(0)",
     "x.clamp(min=0.5)",
+    "x.relu()",
     "x.transpose(0, 1)",
 ]
 # The kit's cmax(c) / cmin(c) are today's clamp(min=c) / clamp(max=c).

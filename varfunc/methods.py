@@ -228,8 +228,8 @@ class VariableMethods:
         return F.Clamp(_python_scalar(min), _python_scalar(max))(self)
 
     def relu(self) -> Any:
-        """max(self, 0), written as clamp(min=0)."""
-        return F.Clamp(0, None)(self)
+        """max(self, 0): clamp(min=0), but with gradient 0 at 0, as v0.1's nn and PyTorch give."""
+        return F.Threshold(0, 0)(self)
 
     def cmax(self, other: Any) -> Any:
         """Elementwise maximum with a Variable or a number."""

@@ -72,6 +72,7 @@ MODERN_NAMES = {
     "Addbmm": "AddbmmBackward0",
     "Baddbmm": "BaddbmmBackward0",
     "Softmax": "SoftmaxBackward0",
+    "Threshold": "ThresholdBackward0",  # but relu's Threshold(0, 0) is ReluBackward0: modern_name
     "LogSoftmax": "LogSoftmaxBackward0",
     "Linear": "AddmmBackward0",  # nn's Linear: F.linear on a batch of rows, with a bias
     "NLLLoss": "NllLossBackward0",
@@ -105,6 +106,8 @@ def modern_name(function: Any) -> str:
         return DIM_NAMES[name][getattr(function, "dim", None) is not None]
     if name == "Index":
         return _index_name(function.key)
+    if name == "Threshold" and function.threshold == 0 and function.value == 0:
+        return "ReluBackward0"  # what relu() makes; torch.threshold(x, 0, 0) would be ThresholdBackward0
     return MODERN_NAMES.get(name, f"{name}Backward")
 
 

@@ -1,6 +1,6 @@
 """The differentiable ops, one module per family, with v0.1.x's class names."""
 
-from .activation import LogSoftmax, Softmax
+from .activation import LogSoftmax, Softmax, Threshold
 from .basic_ops import (
     Add,
     AddConstant,

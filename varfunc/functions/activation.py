@@ -1,10 +1,38 @@
-"""Softmax and log-softmax along one dimension, computed stably (the max is subtracted first)."""
+"""Activations: threshold (relu), and softmax and log-softmax along one dim, computed stably."""
 
 from __future__ import annotations
 
 from ..backend import get_array_module
 from ..function import Function
 from .utils import float_data, normalize_dims
+
+
+class Threshold(Function):
+    """a where a > threshold, else value; relu is Threshold(0, 0), as in v0.1's nn.
+
+    Its gradient passes only where a > threshold: 0 at the threshold itself, as PyTorch's relu
+    gives (``clamp(min=0)`` passes it there, since a >= min counts as inside).
+    """
+
+    def __init__(self, threshold: float = 0.0, value: float = 0.0) -> None:
+        self.threshold = threshold
+        self.value = value
+
+    def forward(self, a):
+        self.save_for_backward(a)
+        xp = get_array_module(a)
+        if self.value == self.threshold:  # relu: one ufunc, several times faster than where
+            return xp.maximum(a, self.threshold)
+        return xp.where(a <= self.threshold, self.value, a)  # written so that NaN passes, as in torch
+
+    def backward(self, grad_output):
+        (a,) = self.saved_tensors
+        # ~(a <= t) rather than a > t: a NaN passes its gradient, as in torch. A product, since
+        # NumPy's where with a scattered mask runs about ten times slower.
+        return grad_output * ~(a <= self.threshold)
+
+    def extra_repr(self) -> str:
+        return f"threshold={self.threshold!r}, value={self.value!r}"
 
 
 class Softmax(Function):
