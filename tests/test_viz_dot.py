@@ -205,6 +205,9 @@ def test_drawing_anything_but_variables_is_a_type_error():
         draw(np.ones(2))
     with pytest.raises(TypeError, match="got a float"):
         draw([vf.Variable(1.0), 2.0])
+    x = vf.Variable(np.ones(2))
+    with pytest.raises(TypeError, match=r"params\['x'\] is a numpy.ndarray of shape \(2,\), not a Variable"):
+        draw(x * 2, params={"x": x.data})  # was drawn silently, with x left unnamed
 
 
 def test_modern_style_draws_an_output_without_grad_alone():

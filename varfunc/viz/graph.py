@@ -86,6 +86,12 @@ class GraphView:
     def __init__(self, roots: Any, params: dict | None = None) -> None:
         self.roots = _as_list(roots)
         self.params = dict(params or {})
+        for name, value in self.params.items():
+            if not isinstance(value, Variable):
+                raise TypeError(
+                    f"viz: params[{name!r}] is {_described(value)}, not a Variable; name the Variable "
+                    f"itself (params={{{name!r}: x}}, not x.data)"
+                )
         self.functions: list = []  # post-order: every input before its consumers
         self.index: dict = {}  # Function -> number
         self.inputs: dict = {}  # Function -> [Edge per input, in input order]
