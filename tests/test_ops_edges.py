@@ -167,6 +167,16 @@ def test_softmax_of_an_empty_variable_is_empty(method, shape, dim):
     assert x.grad.shape == shape
 
 
+@pytest.mark.parametrize("method", ["max", "min", "median", "mode"])
+def test_selecting_along_a_full_dim_of_an_empty_batch_gives_empty_results(method):
+    """(0, 3).max(1): NumPy and PyTorch give empty values and indices; only an empty dim is refused."""
+    x = Variable(np.zeros((0, 3)))
+    values, indices = getattr(x, method)(1)
+    assert values.shape == (0,) and indices.shape == (0,) and indices.data.dtype == np.int64
+    values.sum().backward()
+    assert x.grad.shape == (0, 3)
+
+
 @pytest.mark.parametrize(
     "op, name",
     [

@@ -70,13 +70,17 @@ class _SelectionFunction(Function):
     def forward(self, a):
         xp = get_array_module(a)
         name = type(self).__name__.lower()
-        if a.size == 0:
-            raise ShapeError(f"{name}: cannot select from an empty Variable of shape {a.shape}")
         if self.dim is None:
+            if a.size == 0:
+                raise ShapeError(f"{name}: cannot select from an empty Variable of shape {a.shape}")
             self.flat_index = int(self.select_index(xp, a.reshape(-1), 0))
             value = a.reshape(-1)[self.flat_index]
             return value.reshape((1,) * a.ndim) if self.keepdim else value
         self.axis = check_dim(name, self.dim, a.ndim)
+        if a.shape[self.axis] == 0:  # other dims may be empty: an empty batch gives empty results
+            raise ShapeError(
+                f"{name}: cannot select along dim {self.dim}, which has size 0 (shape {a.shape})"
+            )
         indices = xp.expand_dims(self.select_index(xp, a, self.axis), self.axis)
         values = xp.take_along_axis(a, indices, axis=self.axis)
         if not self.keepdim:
