@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gc
+import math
 import statistics
 import time
 from collections.abc import Callable
@@ -66,5 +67,16 @@ def cell(timing: tuple) -> str:
     return f"{ms(timing[0])} ({ms(timing[1])})"
 
 
-def verdict(ok: bool) -> str:
-    return "PASS" if ok else "MISS"
+def verdict(ok: bool | None) -> str:
+    """PASS, MISS, or "not measured" for None (PyTorch missing, memory unreadable)."""
+    return "not measured" if ok is None else "PASS" if ok else "MISS"
+
+
+def ratio_text(ratio: float, ok: bool) -> str:
+    """'1.504x': a ratio for a target line, to 3 decimals, rounded down for a PASS and up for a MISS.
+
+    Every target is an upper limit with at most 3 decimals, so the number shown then lies on the
+    same side of the limit as the ratio itself: 1.5004 against 1.5 reads 1.501x MISS, not 1.500x MISS.
+    """
+    scaled = ratio * 1000
+    return f"{(math.floor(scaled) if ok else math.ceil(scaled)) / 1000:.3f}x"

@@ -26,6 +26,7 @@ from varfunc import backend
 
 from . import numpy_reference as ref
 from . import run as core
+from .common import ratio_text
 from .results import write_section
 from .run import VarfuncMLP
 
@@ -84,7 +85,7 @@ def run(sizes: tuple, batch: int, rounds: int, cpu_rounds: int) -> tuple[str, bo
     else:
         ratio = gpu / timings["PyTorch on CUDA"][0]
         ok = ratio <= TARGET
-        verdict = f"{ratio:.2f}x, **{'PASS' if ok else 'MISS'}**."
+        verdict = f"{ratio_text(ratio, ok)}, **{'PASS' if ok else 'MISS'}**."
     body = (
         f"{cupy_versions()}; {torch_line}.\n\n"
         f"MLP {label}, batch {batch}, float32: one training step (forward, loss, backward, SGD). "

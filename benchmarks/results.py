@@ -37,7 +37,8 @@ def write_section(name: str, command: str, body: str) -> None:
         f"<!-- {name}:start -->\n## {name}\n\nCommand: `{command}`  \nMachine: {machine()}\n\n"
         f"{body.strip()}\n<!-- {name}:end -->\n"
     )
-    pattern = re.compile(rf"<!-- {re.escape(name)}:start -->.*?<!-- {re.escape(name)}:end -->\n", re.S)
+    # \n?: the file's last section may lack its final newline (an editor, a hand-made file)
+    pattern = re.compile(rf"<!-- {re.escape(name)}:start -->.*?<!-- {re.escape(name)}:end -->\n?", re.S)
     if pattern.search(text):
         text = pattern.sub(lambda _: section, text)
     else:

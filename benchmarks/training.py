@@ -10,8 +10,7 @@ table shows the mean loss of the first epoch). Time: the median of several epoch
 from __future__ import annotations
 
 import argparse
-import statistics
-import time
+import itertools
 
 import numpy as np
 
@@ -21,6 +20,7 @@ import varfunc.optim as optim
 from varfunc import Variable
 from varfunc.train import fit
 
+from .common import compare
 from .results import publish
 
 HIDDEN = 128
@@ -148,30 +148,29 @@ def with_threads(torch, threads: int, make_epoch):
 def measure(trainers: dict, batches_per_epoch: list, repeats: int) -> dict:
     """{name: (median seconds per epoch, fastest epoch, mean loss of the first epoch)}.
 
-    Every implementation trains one warm-up epoch, then the timed epochs take turns (one epoch of
-    each per round, in a rotating order), so a busy machine slows them all alike.
+    Every implementation first trains one epoch on batches_per_epoch[0] (the loss in the table),
+    then common.compare times its epochs in blocks, two passes of one warm-up and repeats // 2
+    timed epochs each. Taking turns epoch by epoch made the epoch after a 2-thread PyTorch one pay
+    for PyTorch's still-spinning worker threads (varfunc's: 14 ms alone, 88 ms after PyTorch's).
     """
     epochs = {name: make() for name, make in trainers.items()}
     first = {name: epoch(batches_per_epoch[0]) for name, epoch in epochs.items()}
-    times = {name: [] for name in epochs}
-    names = list(epochs)
-    for r in range(repeats):
-        for name in names[r % len(names) :] + names[: r % len(names)]:  # rotate: no one always goes first
-            epoch = epochs[name]
-            start = time.perf_counter()
-            epoch(batches_per_epoch[1 + r])
-            times[name].append(time.perf_counter() - start)
-    return {name: (statistics.median(times[name]), min(times[name]), first[name]) for name in epochs}
+    calls = {}
+    for name, epoch in epochs.items():
+        later = itertools.cycle(batches_per_epoch[1:])  # every implementation sees the same sequence
+        calls[name] = lambda epoch=epoch, later=later: epoch(next(later))
+    times = compare(calls, rounds=repeats, passes=2)
+    return {name: (median, fastest, first[name]) for name, (fastest, median) in times.items()}
 
 
 def main(argv: list | None = None) -> str:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--repeats", type=int, default=15, help="timed epochs per implementation")
+    parser.add_argument("--repeats", type=int, default=16, help="timed epochs per implementation (even)")
     parser.add_argument("--no-write", action="store_true", help="print only; leave RESULTS.md alone")
-    parser.add_argument("--quick", action="store_true", help="smoke run: 3 timed epochs, print only")
+    parser.add_argument("--quick", action="store_true", help="smoke run: 2 timed epochs, print only")
     args = parser.parse_args(argv)
     if args.quick:
-        args.repeats, args.no_write = 3, True
+        args.repeats, args.no_write = 2, True
 
     X, y = data.digits(seed=0)
     weights = initial_weights()
@@ -215,8 +214,9 @@ def main(argv: list | None = None) -> str:
             f"One epoch over the digits-like set ({len(X)} samples of 64 features, 10 classes): "
             f"Linear(64, {HIDDEN}) - ReLU - Linear({HIDDEN}, 10), cross-entropy, SGD(lr={LR}, "
             f"momentum={MOMENTUM}), float32, same initial weights and batch order everywhere. "
-            f"Median of {args.repeats} epochs after one warm-up, the implementations taking turns "
-            f"epoch by epoch; {versions}. `varfunc fit()` is the same training through fit() and "
+            f"Median of {args.repeats} epochs, each implementation's timed in two blocks of "
+            f"{args.repeats // 2} after a warm-up epoch (so that no row pays for PyTorch's spinning "
+            f"threads); {versions}. `varfunc fit()` is the same training through fit() and "
             "Minibatches (which make the Variables and keep the History). Time ratio: median over "
             "varfunc's written-out loop's median. On a shared 2-core machine PyTorch's multi-threaded "
             "rows swing widely from run to run (its threads wait on each other when another process "

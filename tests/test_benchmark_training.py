@@ -49,3 +49,19 @@ def test_measure_reports_every_implementation():
     assert list(results) == ["varfunc", "numpy"]
     for median, fastest, loss in results.values():
         assert 0 < fastest <= median and np.isfinite(loss)
+
+
+def test_measure_times_each_implementation_in_blocks():
+    """No epoch-by-epoch turns: an epoch after PyTorch's would pay for its spinning threads."""
+    calls = []
+
+    def logging(name):
+        def make():
+            return lambda batches: calls.append(name) or 1.0
+
+        return make
+
+    results = training.measure({"a": logging("a"), "b": logging("b")}, [[1]] * 7, repeats=6)
+    switches_to = [name for previous, name in zip(calls, calls[1:]) if name != previous]
+    assert calls.count("a") >= 6 and switches_to.count("a") <= 2  # the first epochs, then two passes
+    assert [loss for _, _, loss in results.values()] == [1.0, 1.0]

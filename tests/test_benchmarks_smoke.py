@@ -6,6 +6,7 @@ reference the benchmarks compare against computes what varfunc computes.
 """
 
 import json
+import re
 import sys
 from pathlib import Path
 
@@ -16,7 +17,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:  # benchmarks/ is a package at the repository root, not installed
     sys.path.insert(0, str(ROOT))
 
-from benchmarks import chains, common, run  # noqa: E402
+from benchmarks import chains, common, results, run  # noqa: E402
 from benchmarks import numpy_reference as ref  # noqa: E402
 
 
@@ -66,7 +67,7 @@ def test_torch_mlp_steps_agree_with_numpy(monkeypatch, form):
 def test_quick_mode_functions_run_on_tiny_sizes(monkeypatch, capsys):
     monkeypatch.setattr(common, "torch", None)  # the PyTorch columns read n/a without it
     body_a, ok_a = chains.part_a(steps=5, rounds=1)
-    assert "(a) Chain of 5 scalar steps" in body_a and ok_a
+    assert "(a) Chain of 5 scalar steps" in body_a and ok_a is None  # not measured without PyTorch
     body_b, oks = run.part_b([((6, 4, 3), 2, 1, "numpy"), ((5, 4, 3), 2, 1, "torch")], rounds=1)
     forms = len(run.FORMS)  # one row and one verdict per form, for each of the two sizes
     assert body_b.count("| 2 |") == 2 * forms and [len(form_oks) for form_oks in oks] == [forms, forms]
@@ -97,7 +98,7 @@ def test_part_c_table_takes_the_fastest_run_of_each_size(monkeypatch):
     assert [row.split(" | ")[0] for row in rows] == ["| 100", "| 1,000"]
     assert rows[0].split(" | ")[3] == "-" and rows[1].split(" | ")[3].endswith("x")
     assert "n/a" in rows[1]  # no PyTorch column without PyTorch
-    assert isinstance(time_ok, bool) and isinstance(mem_ok, bool)
+    assert isinstance(time_ok, bool) and mem_ok in (True, False, None)  # None: no peak seen at 100 ops
 
 
 def test_torch_chain_child_reports_its_timing(capsys):
@@ -105,3 +106,52 @@ def test_torch_chain_child_reports_its_timing(capsys):
     report = chains.chain_child(200, rounds=1, impl="torch", first=True)
     assert report["impl"] == "torch" and report["growth"] is None and report["paused"] is None
     assert 0 < report["time"][0] <= report["time"][1]
+
+
+def test_without_pytorch_its_targets_read_not_measured(monkeypatch):
+    monkeypatch.setattr(common, "torch", None)
+    body_a, ok_a = chains.part_a(steps=5, rounds=1)
+    _, oks = run.part_b([((6, 4, 3), 2, 1, "numpy"), ((5, 4, 3), 2, 1, "torch")], rounds=1)
+    assert ok_a is None and "not measured" in body_a
+    assert oks[1] == [None] * len(run.FORMS) and all(ok in (True, False) for ok in oks[0])
+    summary = run.summary_line(ok_a, oks, True, None)
+    assert "(a) **not measured**" in summary and "memory **not measured**" in summary
+    small = summary.split("small:")[1].split(";")[0]
+    assert "PASS" not in small and small.count("not measured") == len(run.FORMS)
+
+
+def test_a_verdict_never_contradicts_the_ratio_it_shows(monkeypatch):
+    """Ratios a hair over or under a limit: the 3-decimal ratio lies on the verdict's side of it."""
+    timings = {"NumPy by hand": 1.0, "varfunc nn": 1.0504, "varfunc core ops": 1.0496}
+    timings |= {"PyTorch nn": 1.0505, "PyTorch core ops": 1.0495}
+    monkeypatch.setattr(run, "compare", lambda fns, *args, **kwargs: {k: (t, t) for k, t in timings.items()})
+    body, _ = run.part_b([((6, 4, 3), 2, 1, "numpy"), ((5, 4, 3), 2, 1, "torch")], rounds=1)
+    lines = re.findall(r"(within 1.05x of NumPy|faster than PyTorch).*: ([\d.]+)x, \*\*(PASS|MISS)\*\*", body)
+    assert len(lines) == 2 * len(run.FORMS)
+    for target, shown, verdict in lines:
+        passes = float(shown) <= 1.05 if target.startswith("within") else float(shown) < 1
+        assert passes == (verdict == "PASS"), (target, shown, verdict)
+    for limit in (1.0, 1.05, 1.3, 1.5, 12.0):
+        for ratio in np.linspace(limit - 0.002, limit + 0.002, 41):
+            shown = float(common.ratio_text(ratio, ratio <= limit)[:-1])
+            assert (shown <= limit) == (ratio <= limit) and abs(shown - ratio) <= 0.001
+
+
+@pytest.mark.parametrize("growth", [lambda ops: 0, lambda ops: 0 if ops < 1000 else 800 * ops])
+def test_part_c_reads_memory_not_measured_without_a_peak(monkeypatch, growth):
+    monkeypatch.setattr(common, "torch", None)
+    monkeypatch.setattr(chains, "_peak_growth", growth)
+    monkeypatch.setattr(
+        chains, "run_chain_child", lambda ops, rounds, impl, first: chains.chain_child(ops, 1)
+    )
+    body, _, mem_ok = chains.part_c([100, 1000], {100: 1, 1000: 1}, repeats=1)
+    assert mem_ok is None and re.search(r"peak memory linear .*: \*\*not measured\*\*", body)
+
+
+def test_write_section_replaces_a_last_section_without_a_final_newline(monkeypatch, tmp_path):
+    monkeypatch.setattr(results, "RESULTS", tmp_path / "RESULTS.md")
+    results.write_section("one", "cmd", "first body")
+    results.RESULTS.write_text(results.RESULTS.read_text().rstrip("\n"))
+    results.write_section("one", "cmd", "second body")
+    text = results.RESULTS.read_text()
+    assert text.count("<!-- one:start -->") == 1 and "second body" in text and "first body" not in text

@@ -1,5 +1,9 @@
 """varfunc.data: the seeded toy data sets and the minibatch iterator."""
 
+import inspect
+import re
+from decimal import ROUND_HALF_UP, Decimal
+
 import numpy as np
 import pytest
 
@@ -167,3 +171,49 @@ def test_train_test_split_needs_arrays_of_one_length():
         data.train_test_split()
     with pytest.raises(ValueError, match="at least 2 samples"):
         data.train_test_split(X[:1])
+
+
+def test_the_docstrings_claims_hold():
+    """The module names the generators' seed argument, and two_spirals states its smallest radius."""
+    named = set(re.findall(r"``([a-z_]+)``", data.generators.__doc__))  # argument names, not ``Generator``
+    makers = [data.linear_regression, data.polynomial_regression, data.two_spirals, data.moons, data.digits]
+    for make in makers:
+        assert named <= set(inspect.signature(make).parameters), make.__name__
+    low = float(re.search(r"radius .*?([\d.]+) to 1", data.two_spirals.__doc__).group(1))
+    radius = np.linalg.norm(data.two_spirals(2000, noise=0.0, seed=0)[0], axis=1)
+    assert radius.min() == pytest.approx(low, abs=0.01)
+
+
+def test_polynomial_target_f_returns_its_dtype():
+    for dtype in (np.float32, np.float64):
+        target = data.PolynomialTarget(seed=0, dtype=dtype)
+        X = data.make_features(np.linspace(-1, 1, 5))
+        assert target.f(X).dtype == dtype and target.batch(4)[1].dtype == dtype
+        np.testing.assert_allclose(target.f(X), X @ target.weight + target.bias, rtol=1e-6)
+
+
+def test_the_minibatches_docstring_example_runs_and_a_positional_batch_size_is_explained():
+    X, y = np.ones((40, 2)), np.arange(40)
+    example = re.search(r"``(for .*?)``", data.Minibatches.__doc__).group(1)
+    exec(example + ": pass", {"Minibatches": data.Minibatches, "X": X, "y": y})
+    hint = r"batch_size is a keyword argument: Minibatches\(X, y, batch_size=32\)"
+    with pytest.raises(TypeError, match=hint):
+        data.Minibatches(X, y, 32)
+
+
+def test_train_test_split_unwraps_variables():
+    X, y = np.arange(20.0).reshape(10, 2), np.arange(10)
+    parts = data.train_test_split(Variable(X), y, seed=0)
+    expected = data.train_test_split(X, y, seed=0)
+    for part, reference in zip(parts, expected):
+        assert type(part) is np.ndarray and part.dtype == reference.dtype
+        np.testing.assert_array_equal(part, reference)
+
+
+@pytest.mark.parametrize("n", [2, 3, 5, 7, 10, 25, 50, 90, 150])
+@pytest.mark.parametrize("fraction", [0.1, 0.25, 0.29, 0.35, 0.5, 0.58, 0.7])
+def test_train_test_split_rounds_half_up(n, fraction):
+    """n * fraction rows for testing, half rounded up (5 * 0.5 -> 3, 7 * 0.5 -> 4), both parts non-empty."""
+    exact = (Decimal(n) * Decimal(str(fraction))).quantize(Decimal(1), rounding=ROUND_HALF_UP)
+    train, test = data.train_test_split(np.arange(n), test_fraction=fraction)
+    assert len(test) == min(n - 1, max(1, int(exact))) and len(train) + len(test) == n

@@ -240,14 +240,3 @@ def test_a_non_finite_loss_stops_fit_before_the_step():
         fit(model, nn.mse_loss, optim.SGD(model.parameters(), lr=0.1), (X, y), batch_size=10, progress=False)
     for p, b in zip(model.parameters(), before):
         np.testing.assert_array_equal(p.data, b)
-
-
-def test_fit_refuses_a_one_shot_iterator_for_several_epochs():
-    X, y, _, _ = data.linear_regression(12, 2, seed=1)
-    model = nn.Linear(2, 1)
-    optimizer = optim.SGD(model.parameters(), lr=0.1)
-    batches = lambda: ((const(X[i : i + 4]), const(y[i : i + 4])) for i in range(0, 12, 4))  # noqa: E731
-    with pytest.raises(ValueError, match="one-shot iterator"):
-        fit(model, nn.mse_loss, optimizer, batches(), epochs=3, progress=False)
-    assert fit(model, nn.mse_loss, optimizer, batches(), epochs=1, progress=False).steps == 3
-    assert fit(model, nn.mse_loss, optimizer, list(batches()), epochs=3, progress=False).steps == 9

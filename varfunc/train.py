@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -24,7 +24,8 @@ import numpy as np
 
 from .backend import to_device
 from .data import Minibatches
-from .nn import Module
+from .errors import ShapeError
+from .nn import Module, default_rng
 from .variable import Variable
 
 
@@ -35,11 +36,13 @@ class History:
     ``losses[i]`` is the loss of step i; ``epoch_losses[e]`` the mean over epoch e, each step
     weighted by its batch's rows (so a short last batch counts for what it holds);
     ``metrics['accuracy'][e]`` a metric on the training data after epoch e, and ``val_metrics`` the
-    same on the validation data (with 'loss' among them). ``seconds`` is the training wall time.
+    same on the validation data (with 'loss' among them). ``epoch_ends[e]`` is the number of steps
+    taken when epoch e ended. ``seconds`` is fit's wall time, the evaluation after each epoch included.
     """
 
     losses: list = field(default_factory=list)
     epoch_losses: list = field(default_factory=list)
+    epoch_ends: list = field(default_factory=list)
     metrics: dict = field(default_factory=dict)
     val_metrics: dict = field(default_factory=dict)
     seconds: float = 0.0
@@ -60,10 +63,8 @@ class History:
         if smooth > 1 and len(self.losses) >= smooth:
             running = np.convolve(self.losses, np.ones(smooth) / smooth, mode="valid")
             ax.plot(steps[smooth - 1 :], running, lw=2, label=f"mean of {smooth} steps")
-        if "loss" in self.val_metrics and self.epoch_losses:
-            per_epoch = len(self.losses) / len(self.epoch_losses)
-            ends = per_epoch * np.arange(1, len(self.val_metrics["loss"]) + 1)
-            ax.plot(ends, self.val_metrics["loss"], "o-", label="validation loss")
+        if "loss" in self.val_metrics:  # at the step where each epoch ended (max_steps may cut one short)
+            ax.plot(self.epoch_ends, self.val_metrics["loss"], "o-", label="validation loss")
         positive = len(self.losses) and min(self.losses) > 0
         if log if log is not None else positive and max(self.losses) / min(self.losses) > 100:
             ax.set_yscale("log")
@@ -79,10 +80,30 @@ class History:
         return f"History(steps={self.steps}, epochs={len(self.epoch_losses)}, last loss={last}{extra})"
 
 
-def _as_batches(train_data: Any, batch_size: int, seed: Any, device: str) -> Iterable:
-    if isinstance(train_data, tuple) and all(hasattr(a, "shape") for a in train_data):
-        return Minibatches(*train_data, batch_size=batch_size, shuffle=True, seed=seed, device=device)
-    return train_data
+def _is_array(a: Any) -> bool:
+    """An array, a Variable or a list of numbers (X.tolist()); a batch (x, y) is a tuple or holds arrays."""
+    if hasattr(a, "shape"):
+        return True
+    return isinstance(a, list) and not any(isinstance(v, tuple) or getattr(v, "ndim", 0) > 0 for v in a)
+
+
+def _array_pair(data: Any, name: str) -> tuple | None:
+    """(X, y) as arrays when data holds arrays (a tuple, a list, Minibatches); None for batches."""
+    parts = data.arrays if isinstance(data, Minibatches) else data
+    if not isinstance(parts, (tuple, list)) or not parts or not all(_is_array(a) for a in parts):
+        return None
+    if len(parts) != 2:
+        raise ValueError(
+            f"fit: {name} is a {type(data).__name__} of {len(parts)} arrays; give the pair (X, y) "
+            "(or, for train_data, an iterable of (x, y) batches)"
+        )
+    X, y = (a.data if isinstance(a, Variable) else np.asarray(a) for a in parts)
+    if X.ndim == 0 or y.ndim == 0 or len(X) != len(y):
+        raise ShapeError(
+            f"fit: the arrays of {name} have shapes {X.shape} and {y.shape}; "
+            "X and y need the same number of rows, one per sample"
+        )
+    return X, y
 
 
 def _model_device(model: Module) -> str:
@@ -91,13 +112,22 @@ def _model_device(model: Module) -> str:
     return "cpu"
 
 
-def _training_arrays(train_data: Any) -> tuple | None:
-    """(X, y) when the training data is given as arrays or as Minibatches of two arrays."""
-    if isinstance(train_data, Minibatches):
-        train_data = train_data.arrays
-    if isinstance(train_data, tuple) and len(train_data) == 2:
-        return train_data
-    return None
+def _positive_int(name: str, value: Any) -> None:
+    """Refuse what cannot count epochs, steps or rows (a bool, a float, 0) before fit changes anything."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"fit: {name} must be an int, got {value!r} ({type(value).__name__})")
+    if value < 1:
+        raise ValueError(f"fit: {name} must be at least 1, got {value}")
+
+
+def _no_batches(batches: Any) -> str:
+    """Why train_data gives no batches, in words, for the error fit raises."""
+    if isinstance(batches, Minibatches):
+        return (
+            f"train_data gives no batches: {batches.n_samples} rows, batch_size={batches.batch_size}, "
+            f"drop_last={batches.drop_last}; give more rows, a smaller batch_size or drop_last=False"
+        )
+    return f"train_data ({type(batches).__name__}) gives no batches; give at least one (x, y) batch"
 
 
 def evaluate(
@@ -134,31 +164,56 @@ def fit(
     max_steps: int | None = None,
     stop_loss: float | None = None,
     progress: bool = True,
-    seed: Any = 0,
+    seed: Any = None,
     callback: Callable | None = None,
 ) -> History:
     """Train model for epochs over train_data and return the History.
 
     ``train_data`` is an iterable of (x, y) batches (e.g. ``Minibatches``), re-iterated each
-    epoch, or a tuple of arrays (X, y) that is cut into shuffled batches of batch_size. ``metrics``
-    maps names to functions ``metric(output, y)`` (e.g. ``{'accuracy': nn.accuracy}``), computed
-    after each epoch on the whole training set (given as arrays or Minibatches of (X, y)) and on
-    ``val_data``, an (X, y) pair.
+    epoch, or the arrays (X, y) (NumPy arrays, Variables or lists), as a tuple or a list, cut into
+    batches of batch_size in a new shuffled order each epoch. The order comes from ``seed``; with
+    seed=None it is drawn from nn's generator, so nn.manual_seed makes a run repeatable and each
+    fit call sees new orders.
+    ``loss_fn(output, y)`` gets y as a Variable (as the batches hold it); ``metrics`` maps names to
+    functions ``metric(output, y)`` (e.g. ``{'accuracy': nn.accuracy}``) that get y as an array,
+    computed after each epoch on the whole training set (given as arrays or Minibatches of (X, y))
+    and on ``val_data``, an (X, y) pair.
     Training stops early after ``max_steps`` steps or when a step's loss is below ``stop_loss``
     (the 2017 regression example's rule). ``callback(step, loss)`` runs after every step.
     """
-    batches = _as_batches(train_data, batch_size, seed, _model_device(model))
+    _positive_int("epochs", epochs)
+    _positive_int("batch_size", batch_size)
+    if max_steps is not None:
+        _positive_int("max_steps", max_steps)
+    val_arrays = None
+    if val_data is not None:
+        val_arrays = None if isinstance(val_data, Minibatches) else _array_pair(val_data, "val_data")
+        if val_arrays is None:
+            raise TypeError(
+                f"fit: val_data must be an (X, y) pair of arrays, got {type(val_data).__name__}; "
+                "pass val_data=(X_val, y_val)"
+            )
+    train_arrays = _array_pair(train_data, "train_data")
+    batches = train_data
+    if train_arrays is not None and not isinstance(train_data, Minibatches):
+        if seed is None:  # from nn's generator: nn.manual_seed repeats a run, and each call shuffles anew
+            seed = int(default_rng().integers(2**32))
+        batches = Minibatches(
+            *train_arrays, batch_size=batch_size, shuffle=True, seed=seed, device=_model_device(model)
+        )
     if epochs > 1 and iter(batches) is batches:
         raise ValueError(
             f"fit: train_data is a one-shot iterator ({type(batches).__name__}), so epochs 2 to {epochs} "
             "would see no batches; pass Minibatches, a list of batches or the arrays (X, y)"
         )
-    history = History()
-    metrics = dict(metrics or {})
     try:
         per_epoch = len(batches)
     except TypeError:
         per_epoch = None
+    if per_epoch == 0:
+        raise ValueError(f"fit: {_no_batches(batches)}")
+    history = History()
+    metrics = dict(metrics or {})
     total = per_epoch * epochs if per_epoch is not None else None
     if max_steps is not None and total is not None:
         total = min(total, max_steps)
@@ -172,6 +227,12 @@ def fit(
             for x, y in batches:
                 optimizer.zero_grad()
                 loss = loss_fn(model(x), y)
+                if not isinstance(loss, Variable) or loss.numel() != 1:
+                    got = f"shape {loss.shape}" if isinstance(loss, Variable) else type(loss).__name__
+                    raise ValueError(
+                        f"fit: loss_fn must return a one-element Variable, got {got}; reduce the "
+                        "losses to one, e.g. with reduction='mean'"
+                    )
                 value = float(loss.item())
                 if not math.isfinite(value):  # before the step: the weights that gave it stay to inspect
                     raise FloatingPointError(
@@ -194,9 +255,11 @@ def fit(
                 ):
                     stop = True
                     break
-            if epoch_count:
-                history.epoch_losses.append(epoch_sum / epoch_count)
-            _record_metrics(history, model, loss_fn, train_data, val_data, metrics)
+            if not epoch_count:  # an iterable without len() that ran dry
+                raise ValueError(f"fit: epoch {epoch + 1}: {_no_batches(batches)}")
+            history.epoch_losses.append(epoch_sum / epoch_count)
+            history.epoch_ends.append(history.steps)
+            _record_metrics(history, model, loss_fn, train_arrays, val_arrays, metrics)
             if stop:
                 break
     finally:
@@ -206,13 +269,12 @@ def fit(
     return history
 
 
-def _record_metrics(history, model, loss_fn, train_data, val_data, metrics) -> None:
-    arrays = _training_arrays(train_data)
-    if metrics and arrays is not None:
-        for name, value in evaluate(model, *arrays, metrics=metrics).items():
+def _record_metrics(history, model, loss_fn, train_arrays, val_arrays, metrics) -> None:
+    if metrics and train_arrays is not None:
+        for name, value in evaluate(model, *train_arrays, metrics=metrics).items():
             history.metrics.setdefault(name, []).append(value)
-    if val_data is not None:
-        for name, value in evaluate(model, *val_data, loss_fn=loss_fn, metrics=metrics).items():
+    if val_arrays is not None:
+        for name, value in evaluate(model, *val_arrays, loss_fn=loss_fn, metrics=metrics).items():
             history.val_metrics.setdefault(name, []).append(value)
 
 

@@ -1,6 +1,6 @@
 """Seeded toy data sets for the chapters: regression, two spirals, moons, and digits-like glyphs.
 
-Every generator takes a ``seed`` (or a NumPy ``Generator`` as ``rng``) and returns NumPy arrays:
+Every generator takes a ``seed`` (an int, or a NumPy ``Generator`` to draw from) and returns NumPy arrays:
 inputs as float32 (PyTorch's default type; pass dtype=np.float64 for gradcheck-grade work) and
 class labels as int64. Nothing is downloaded.
 """
@@ -59,7 +59,7 @@ class PolynomialTarget:
     """The 2017 example's target: W_target = randn(degree, 1) * 5, b_target = randn(1) * 5.
 
     ``batch(32)`` draws fresh inputs x ~ N(0, 1) and returns (make_features(x), f(x)), as the
-    example's ``get_batch``; ``f(X)`` evaluates the target on features.
+    example's ``get_batch``; ``f(X)`` evaluates the target on features. Both return ``dtype``.
     """
 
     def __init__(self, degree: int = 4, seed: Any = 0, dtype: Any = np.float32) -> None:
@@ -70,13 +70,13 @@ class PolynomialTarget:
         self.bias = self.rng.standard_normal(1) * 5
 
     def f(self, X: Any) -> np.ndarray:
-        """The true polynomial at features X (n, degree)."""
-        return np.asarray(X) @ self.weight + self.bias
+        """The true polynomial at features X (n, degree), in the target's dtype."""
+        return (np.asarray(X) @ self.weight + self.bias).astype(self.dtype)
 
     def batch(self, batch_size: int = 32) -> tuple[np.ndarray, np.ndarray]:
         """Fresh (features, targets) for batch_size random x."""
         X = make_features(self.rng.standard_normal(batch_size), self.degree)
-        return X.astype(self.dtype), self.f(X).astype(self.dtype)
+        return X.astype(self.dtype), self.f(X)
 
     def __repr__(self) -> str:
         return f"PolynomialTarget({poly_desc(self.weight, self.bias)})"
@@ -97,7 +97,7 @@ def polynomial_regression(
 def two_spirals(
     n_per_class: int = 200, turns: float = 1.5, noise: float = 0.05, seed: Any = 0, dtype: Any = np.float32
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Two interleaved spirals in the plane (X (2n, 2), labels 0 and 1); radius grows from 0 to 1."""
+    """Two interleaved spirals (X (2n, 2), labels 0 and 1); radius sqrt(0.02) ~ 0.14 to 1, plus noise."""
     rng = _rng(seed)
     t = np.sqrt(rng.uniform(0.02, 1, n_per_class))  # more points at larger radius, where arms are longer
     angle = 2 * np.pi * turns * t

@@ -14,7 +14,7 @@ from ..variable import Variable
 
 
 class Minibatches:
-    """Batches of rows of arrays that share their first dim: ``for x, y in Minibatches(X, y, 32)``.
+    """Batches of rows of arrays that share their first dim: ``for x, y in Minibatches(X, y, batch_size=32)``.
 
     Each pass (epoch) draws a new order from the seeded generator when ``shuffle``; the last batch is
     smaller unless ``drop_last``. With ``variables`` (the default) each batch is a tuple of Variables
@@ -35,9 +35,15 @@ class Minibatches:
         if not arrays:
             raise ValueError("Minibatches: give at least one array (for example X, y)")
         arrays = tuple(a.data if isinstance(a, Variable) else np.asarray(a) for a in arrays)
+        for index, array in enumerate(arrays):
+            if array.ndim == 0:
+                raise TypeError(
+                    f"Minibatches: argument {index} is the scalar {array.item()!r}, not an array; "
+                    f"batch_size is a keyword argument: Minibatches(X, y, batch_size={array.item()!r})"
+                )
         n = len(arrays[0])
         for index, array in enumerate(arrays):
-            if array.ndim == 0 or len(array) != n:
+            if len(array) != n:
                 raise ShapeError(
                     f"Minibatches: array {index} has shape {array.shape} but array 0 has {n} rows; "
                     "every array needs the same first dim"
@@ -87,11 +93,16 @@ def minibatches(
 
 
 def train_test_split(*arrays: Any, test_fraction: float = 0.25, seed: Any = 0) -> tuple:
-    """Shuffle rows once and split each array: (a_train, a_test, b_train, b_test, ...)."""
+    """Shuffle rows once and split each array: (a_train, a_test, b_train, b_test, ...).
+
+    The test part gets ``n * test_fraction`` rows, half rounded up, and at least one row (as does the
+    training part). Variables are split as their arrays (``.data``).
+    """
     if not 0 < test_fraction < 1:
         raise ValueError(f"train_test_split: test_fraction must be in (0, 1), got {test_fraction}")
     if not arrays:
         raise ValueError("train_test_split: pass the arrays to split, e.g. train_test_split(X, y)")
+    arrays = tuple(a.data if isinstance(a, Variable) else np.asarray(a) for a in arrays)
     lengths = [len(a) for a in arrays]
     if len(set(lengths)) > 1:
         raise ShapeError(
@@ -102,10 +113,11 @@ def train_test_split(*arrays: Any, test_fraction: float = 0.25, seed: Any = 0) -
         raise ValueError(f"train_test_split: needs at least 2 samples to make two parts, got {n}")
     rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
     order = rng.permutation(n)
-    n_test = min(n - 1, max(1, int(round(n * test_fraction))))  # neither part may be empty
+    # Half rounds up (2.5 rows -> 3); round(..., 9) first, so that 25 * 0.58 = 14.499999999999998 is 14.5.
+    n_test = math.floor(round(n * test_fraction, 9) + 0.5)
+    n_test = min(n - 1, max(1, n_test))  # neither part may be empty
     test, train = order[:n_test], order[n_test:]
     out = []
     for array in arrays:
-        array = np.asarray(array)
         out += [array[train], array[test]]
     return tuple(out)

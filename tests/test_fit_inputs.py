@@ -1,0 +1,184 @@
+"""fit's inputs (the forms of train_data and val_data it takes, clear errors before any step for the rest)
+and where History puts each epoch's end."""
+
+import time
+
+import numpy as np
+import pytest
+
+import varfunc.data as data
+import varfunc.nn as nn
+import varfunc.optim as optim
+from varfunc import Variable
+from varfunc.train import fit
+
+
+def const(array):
+    return Variable(array, requires_grad=False)
+
+
+def test_fit_refuses_a_one_shot_iterator_for_several_epochs():
+    X, y, _, _ = data.linear_regression(12, 2, seed=1)
+    model = nn.Linear(2, 1)
+    optimizer = optim.SGD(model.parameters(), lr=0.1)
+    batches = lambda: ((const(X[i : i + 4]), const(y[i : i + 4])) for i in range(0, 12, 4))  # noqa: E731
+    with pytest.raises(ValueError, match="one-shot iterator"):
+        fit(model, nn.mse_loss, optimizer, batches(), epochs=3, progress=False)
+    assert fit(model, nn.mse_loss, optimizer, batches(), epochs=1, progress=False).steps == 3
+    assert fit(model, nn.mse_loss, optimizer, list(batches()), epochs=3, progress=False).steps == 9
+
+
+def linear_problem(n=12):
+    X, y, _, _ = data.linear_regression(n, 2, seed=1)
+    nn.manual_seed(0)
+    model = nn.Linear(2, 1)
+    return X, y, model, optim.SGD(model.parameters(), lr=0.01)
+
+
+def batch_orders(train_data, problem=None, **kwargs):
+    """The targets of every batch fit trains on, in order (a loss_fn that records them)."""
+    _, _, model, optimizer = problem or linear_problem()
+    seen = []
+
+    def loss_fn(output, target):
+        seen.append(target.data.ravel().tolist())
+        return nn.mse_loss(output, target)
+
+    fit(model, loss_fn, optimizer, train_data, progress=False, **kwargs)
+    return seen
+
+
+def test_fit_draws_its_shuffling_seed_from_nn_unless_given():
+    problem = linear_problem()  # nn.manual_seed(0), then the model
+    X, y = problem[:2]
+    first = batch_orders((X, y), problem, batch_size=4)
+    assert batch_orders((X, y), problem, batch_size=4) != first  # the next call sees a new order
+    assert batch_orders((X, y), batch_size=4) == first  # after nn.manual_seed(0) again: the same
+    seeded = [sum(yb.data.tolist(), []) for _, yb in data.Minibatches(X, y, batch_size=4, seed=5)]
+    assert batch_orders((X, y), problem, batch_size=4, seed=5) == seeded  # an explicit seed, every call
+    assert batch_orders((X, y), problem, batch_size=4, seed=5) == seeded
+
+
+def test_fit_accepts_the_arrays_as_a_list_or_as_lists():
+    X, y, _, _ = linear_problem()
+    reference = batch_orders((X, y), batch_size=5, seed=3)
+    assert batch_orders([X, y], batch_size=5, seed=3) == reference
+    assert batch_orders((X.tolist(), y.tolist()), batch_size=5, seed=3) == reference
+    batches = [(const(X[:6]), const(y[:6])), (const(X[6:]), const(y[6:]))]  # two batches, not (X, y)
+    assert batch_orders(batches) == [y[:6].ravel().tolist(), y[6:].ravel().tolist()]
+
+
+def assert_refused(error, words, model, *args, **kwargs):
+    """fit(model, *args) raises error, matching words, and leaves the model's weights as they were."""
+    before = [p.data.copy() for p in model.parameters()]
+    with pytest.raises(error, match=words):
+        fit(model, *args, progress=False, **kwargs)
+    for p, b in zip(model.parameters(), before):
+        np.testing.assert_array_equal(p.data, b)
+
+
+def test_fit_explains_train_data_it_cannot_use():
+    X, y, model, optimizer = linear_problem()
+    three = (X, y, np.ones(len(X)))
+    assert_refused(
+        ValueError,
+        r"train_data is a tuple of 3 arrays; give the pair \(X, y\)",
+        model,
+        nn.mse_loss,
+        optimizer,
+        three,
+    )
+    shapes = r"fit: the arrays of train_data have shapes \(12, 2\) and \(11, 1\)"
+    assert_refused(ValueError, shapes, model, nn.mse_loss, optimizer, [X, y[:-1]])
+
+
+@pytest.mark.parametrize(
+    "train_data, words",
+    [
+        (
+            data.Minibatches(np.ones((10, 2)), np.ones((10, 1)), batch_size=32, drop_last=True),
+            "10 rows, batch_size=32, drop_last=True",
+        ),
+        ((np.ones((0, 2)), np.ones((0, 1))), "0 rows, batch_size=32, drop_last=False"),
+        ([], r"train_data \(list\) gives no batches"),
+        ((b for b in []), r"train_data \(generator\) gives no batches"),
+    ],
+)
+def test_fit_refuses_data_that_gives_no_batches(train_data, words):
+    _, _, model, optimizer = linear_problem()
+    assert_refused(ValueError, words, model, nn.mse_loss, optimizer, train_data)
+
+
+@pytest.mark.parametrize(
+    "kwargs, error, words",
+    [
+        ({"max_steps": 0}, ValueError, "fit: max_steps must be at least 1, got 0"),
+        ({"epochs": 0}, ValueError, "fit: epochs must be at least 1, got 0"),
+        ({"epochs": 2.0}, TypeError, r"fit: epochs must be an int, got 2.0 \(float\)"),
+        ({"epochs": True}, TypeError, r"fit: epochs must be an int, got True \(bool\)"),
+        ({"max_steps": 5.0}, TypeError, r"fit: max_steps must be an int, got 5.0 \(float\)"),
+        ({"batch_size": False}, TypeError, r"fit: batch_size must be an int, got False \(bool\)"),
+    ],
+)
+def test_fit_checks_its_counts_before_training(kwargs, error, words):
+    X, y, model, optimizer = linear_problem()
+    assert_refused(error, words, model, nn.mse_loss, optimizer, (X, y), **kwargs)
+    assert fit(model, nn.mse_loss, optimizer, (X, y), max_steps=1, progress=False).steps == 1
+
+
+def test_fit_wants_val_data_as_an_x_y_pair():
+    X, y, model, optimizer = linear_problem()
+    val = r"fit: val_data must be an \(X, y\) pair of arrays, got Minibatches"
+    assert_refused(TypeError, val, model, nn.mse_loss, optimizer, (X, y), val_data=data.Minibatches(X, y))
+    history = fit(model, nn.mse_loss, optimizer, (X, y), val_data=[X, y], progress=False)
+    assert len(history.val_metrics["loss"]) == 1
+
+
+def test_fit_wants_a_one_element_loss():
+    X, y, model, optimizer = linear_problem()
+    per_row = lambda output, target: nn.mse_loss(output, target, reduction="none")  # noqa: E731
+    words = r"fit: loss_fn must return a one-element Variable, got shape \(4, 1\)"
+    assert_refused(ValueError, words, model, per_row, optimizer, (X, y), batch_size=4)
+
+
+def test_metrics_get_y_as_an_array_and_history_seconds_count_them():
+    X, y, model, optimizer = linear_problem()
+    seen = {}
+
+    def loss_fn(output, target):
+        seen.setdefault("loss_fn", type(target))
+        return nn.mse_loss(output, target)
+
+    def slow_metric(output, target):
+        seen.setdefault("metric", type(target))
+        time.sleep(0.05)
+        return 0.0
+
+    history = fit(model, loss_fn, optimizer, (X, y), epochs=2, metrics={"m": slow_metric}, progress=False)
+    assert seen == {"loss_fn": Variable, "metric": np.ndarray}
+    assert history.seconds >= 2 * 0.05  # the evaluation after each epoch is counted
+
+
+def test_history_plots_validation_where_each_epoch_ended():
+    matplotlib = pytest.importorskip("matplotlib")
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    X, y, model, optimizer = linear_problem()
+    steps, evaluated_at = [], []
+
+    def counting_loss(output, target):  # val_data's loss runs once after each epoch
+        if target.volatile:
+            evaluated_at.append(len(steps))
+        return nn.mse_loss(output, target)
+
+    steps_of = lambda step, loss: steps.append(step)  # noqa: E731
+    # 4 steps per epoch (batches of 3); max_steps cuts the second epoch short
+    kwargs = dict(epochs=3, batch_size=3, max_steps=6, val_data=(X, y), callback=steps_of, progress=False)
+    history = fit(model, counting_loss, optimizer, (X, y), **kwargs)
+    assert evaluated_at == [4, 6]
+    validation = history.plot().get_lines()[-1]
+    assert validation.get_label() == "validation loss"
+    assert validation.get_xdata().tolist() == evaluated_at
+    assert history.epoch_ends == evaluated_at
+    plt.close("all")
