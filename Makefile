@@ -5,12 +5,18 @@ VENV   ?= .venv
 ifneq ($(filter e2e,$(MAKECMDGOALS)),)
 EXTRAS ?= test,lab,e2e
 endif
+# `make bench` adds the oracle extra (torch==2.13.0): without torch the PyTorch columns would be n/a.
+ifneq ($(filter bench,$(MAKECMDGOALS)),)
+EXTRAS ?= test,lab,oracle
+endif
 EXTRAS ?= test,lab
 
 comma := ,
+space := $(subst ,, )
 PY    := $(VENV)/bin/python
-# One stamp per extras set; reinstalls only when pyproject.toml changes.
-STAMP := $(VENV)/.installed-$(subst $(comma),-,$(EXTRAS))
+# One stamp per extras set (sorted: test,lab and lab,test are the same set); reinstalls only when
+# pyproject.toml changes.
+STAMP := $(VENV)/.installed-$(subst $(space),-,$(sort $(subst $(comma), ,$(EXTRAS))))
 
 # `make test` / `make lab` need their extra in EXTRAS, `make e2e` all three; fail before installing anything.
 needs_test := test
@@ -24,10 +30,21 @@ $(foreach t,test lab e2e,$(if $(filter $(t),$(MAKECMDGOALS)),$(foreach x,$(needs
 # install: create the venv and install the package editable with $(EXTRAS)
 install: $(STAMP)
 
+# A venv without a working pip (`python3 -m venv` half done, e.g. without Debian's python3-venv) is
+# removed and made again; if that fails too, it is removed and make stops saying what to install.
 $(STAMP): pyproject.toml
+	@command -v $(PYTHON) >/dev/null || \
+	  { echo "error: $(PYTHON) not found; name another Python >= 3.10, e.g. make test PYTHON=python3.12" >&2; exit 1; }
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 10))' || \
-	  { echo "error: $(PYTHON) must be Python >= 3.10" >&2; exit 1; }
-	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	  { echo "error: $(PYTHON) is older than Python 3.10; name another, e.g. make test PYTHON=python3.12" >&2; exit 1; }
+	@$(PY) -m pip --version >/dev/null 2>&1 || { \
+	  test ! -e $(VENV) || test -f $(VENV)/pyvenv.cfg || \
+	    { echo "error: $(VENV) exists but is not a venv; remove it or pass VENV=another-folder" >&2; exit 1; }; \
+	  echo "$(PYTHON) -m venv $(VENV)"; rm -rf $(VENV); \
+	  { $(PYTHON) -m venv $(VENV) && $(PY) -m pip --version >/dev/null 2>&1; } || { rm -rf $(VENV); \
+	    echo "error: $(PYTHON) -m venv could not make a venv with pip; install Python's venv module" \
+	      "(Debian/Ubuntu: apt install python3-venv, or python3.X-venv for your version), then run make again" >&2; \
+	    exit 1; }; }
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -e ".[$(EXTRAS)]"
 	touch $@
@@ -54,7 +71,7 @@ lab: $(STAMP)
 	mkdir -p notebooks
 	$(PY) -m varfunc.lab notebooks/ $(LAB_ARGS)
 
-# bench: run the side-by-side timing scripts
+# bench: run the side-by-side timing scripts (EXTRAS defaults to test,lab,oracle: PyTorch is compared)
 bench: $(STAMP)
 	$(PY) -m benchmarks.run
 	$(PY) -m benchmarks.training

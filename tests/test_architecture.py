@@ -1,4 +1,5 @@
-"""The house rules of design.md, checked on the source: arrows point inwards, cupy stays in backend.py."""
+"""The house rules, checked on the source: arrows point inwards (the core never imports an outer room),
+and cupy stays in backend.py."""
 
 import ast
 from pathlib import Path

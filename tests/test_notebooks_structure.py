@@ -209,10 +209,10 @@ def test_the_readme_pictures_are_chapter_10s():
     # The README shows figures/graph_*.svg and engine_replay.gif; chapter 10 draws the same graph with
     # the same options and prints the same replay, so the pictures and the chapter cannot drift apart.
     pytest.importorskip("varfunc")
-    from IPython.display import HTML  # noqa: PLC0415 - the chapter's own import
+    from IPython.display import HTML  # the chapter's own import
 
-    from varfunc import viz  # noqa: PLC0415
-    from varfunc.viz import figures  # noqa: PLC0415
+    from varfunc import viz
+    from varfunc.viz import figures
 
     path = NOTEBOOKS / "10_then_and_now.ipynb"
     cells = code_cells(path)

@@ -325,3 +325,24 @@ def test_cmax_and_cmin_with_a_numpy_scalar_keep_float32_data_float32():
     np.testing.assert_array_equal(x.cmax(np.float64(0)).data, [0.0, 0.25, 2.0])
     # A 0-d array is an array: NumPy's promotion makes the result float64 (docs/differences.md row 18)
     assert (x * np.array(2.0)).dtype == np.float64
+
+
+@pytest.mark.parametrize(
+    "fn",
+    [
+        pytest.param(lambda x: x**-1, id="x**-1"),
+        pytest.param(lambda x: x**-1.0, id="x**-1.0"),
+        pytest.param(lambda x: x ** Variable(np.array([-1.0])), id="x**y"),
+        pytest.param(lambda x: 0 ** (x - 1), id="0**(x-1)"),
+    ],
+)
+def test_zero_to_a_negative_power_is_inf_without_a_numpy_warning(fn):
+    # PyTorch gives inf and a gradient of -inf silently; NumPy's "divide by zero" must not leak out
+    import warnings
+
+    x = Variable(np.array([0.0]))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        y = fn(x)
+        y.sum().backward()
+    assert y.data.tolist() == [np.inf] and x.grad.tolist() == [-np.inf]

@@ -1,43 +1,55 @@
-"""Packaging checks: environment.yml and pyproject.toml list the same dependencies,
-the Makefile has its entry points, and CI runs `make test`."""
+"""Packaging checks: environment.yml and pyproject.toml list the same dependencies (extra by extra,
+with the same versions and markers, the commented optional routes included), the Makefile's venv
+step and entry points, and CI runs `make test` and insists on the PyTorch oracle."""
 
 import os
 import re
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
+from packaging.markers import Marker
+from packaging.requirements import Requirement
+from packaging.specifiers import InvalidSpecifier, SpecifierSet
 
 ROOT = Path(__file__).resolve().parents[1]
 
-# conda-forge name -> PyPI name, for packages whose names differ.
+# conda-forge name -> PyPI name, for packages whose names differ (conda's cupy + cuda-version=N is
+# PyPI's cupy-cudaNx, see _conda_section).
 CONDA_TO_PYPI = {
     "python-graphviz": "graphviz",
     "matplotlib-base": "matplotlib",
+    "pytorch": "torch",
+    "playwright-python": "playwright",
 }
 # conda-only entries: the `dot` programs, the interpreter and pip itself.
 CONDA_ONLY = {"graphviz", "python", "pip"}
-# Extras that environment.yml installs; `gpu` and `oracle` are commented routes there.
+# Extras that environment.yml installs; the others are commented-out routes there.
 ENV_EXTRAS = ("lab", "test")
 
-_REQ = re.compile(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)\s*(\[[^\]]*\])?\s*(.*?)\s*$")
+_CONDA_SPEC = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]*)\s*([<>=!~].*)?$")
 
 
 def _norm(name):
     return re.sub(r"[-_.]+", "-", name).lower()
 
 
-def _split(req):
-    """'numpy >=1.24' -> ('numpy', '>=1.24'); also for conda specs without build strings."""
-    m = _REQ.match(req.split(";")[0])
-    assert m, f"cannot parse requirement {req!r}"
-    return _norm(m.group(1)), m.group(3).replace(" ", "")
+def _version(spec):
+    """A version constraint in one spelling ('>=1,<2' and '<2,>=1' agree); conda's own forms as they are."""
+    try:
+        return str(SpecifierSet(spec))
+    except InvalidSpecifier:
+        return spec
 
 
 @pytest.fixture(scope="module")
 def pyproject():
-    tomllib = pytest.importorskip(
-        "tomllib", reason="tomllib (Python >= 3.11) is needed to parse pyproject.toml"
-    )
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # Python 3.10: the test extra installs tomli
+        tomllib = pytest.importorskip("tomli", reason="tomli is needed to parse pyproject.toml on 3.10")
     with open(ROOT / "pyproject.toml", "rb") as f:
         return tomllib.load(f)
 
@@ -49,24 +61,56 @@ def env():
         return yaml.safe_load(f)
 
 
-def _pypi_deps(pyproject):
-    project = pyproject["project"]
-    reqs = list(project["dependencies"])
-    for extra in ENV_EXTRAS:
-        reqs += project["optional-dependencies"][extra]
-    deps = dict(_split(r) for r in reqs)
-    assert len(deps) == len(reqs), f"duplicate requirement in pyproject.toml: {reqs}"
-    return deps
+def _env_sections():
+    """environment.yml's dependencies read from the text, since the optional routes are comments:
+    {section: [(spec, trailing comment, commented out)]}. A comment naming an extra ("# lab extra",
+    "(the `gpu` extra)") starts that extra's section; entries before the first one are section None."""
+    text = (ROOT / "environment.yml").read_text(encoding="utf-8")
+    sections, section = {None: []}, None
+    for line in text.split("\ndependencies:\n", 1)[1].splitlines():
+        entry = re.match(r"^\s*(#\s*)?-\s+(.*)$", line)
+        if entry:
+            spec, _, comment = entry.group(2).partition("#")
+            if spec.strip() == "pip:":
+                break
+            sections[section].append((spec.strip(), comment.strip(), bool(entry.group(1))))
+            continue
+        heading = re.search(r"(?:^\s*#\s*|`)([a-z0-9-]+)`? extra\b", line)
+        if heading:
+            section = heading.group(1)
+            assert section not in sections, f"environment.yml has two sections for the {section} extra"
+            sections[section] = []
+    return sections
 
 
-def _conda_deps(env):
-    specs = [d for d in env["dependencies"] if isinstance(d, str)]
-    deps = {}
-    for spec in specs:
-        name, version = _split(spec)
-        assert name not in deps, f"duplicate entry in environment.yml: {name}"
-        deps[name] = version
-    return deps
+def _conda_section(entries):
+    """{PyPI name: (version, marker)} for one section; a marker is written `marker: ...` in the comment."""
+    parsed = {}
+    for spec, comment, _ in entries:
+        m = _CONDA_SPEC.match(spec)
+        assert m, f"cannot parse the conda spec {spec!r} in environment.yml"
+        name = _norm(m.group(1))
+        assert name not in parsed, f"duplicate entry in environment.yml: {name}"
+        marker = re.search(r"\bmarker:\s*(.+)$", comment)
+        parsed[name] = (_version(m.group(2) or ""), str(Marker(marker.group(1))) if marker else None)
+    if "cupy" in parsed:
+        cuda = parsed.pop("cuda-version", ("", None))[0]
+        assert re.fullmatch(r"=\d+", cuda), "environment.yml: cupy needs a cuda-version=N entry"
+        parsed[f"cupy-cuda{cuda[1:]}x"] = parsed.pop("cupy")
+    return {CONDA_TO_PYPI.get(n, n): v for n, v in parsed.items() if n not in CONDA_ONLY}
+
+
+def _pypi_section(requirements):
+    """{name: (version, marker)} for one list of pyproject requirements."""
+    parsed = {}
+    for text in requirements:
+        req = Requirement(text)
+        name = _norm(req.name)
+        assert name not in parsed, f"duplicate requirement in pyproject.toml: {name}"
+        # conda has no extras: list the packages an extra brings in both files instead
+        assert not req.extras and not req.url, f"pyproject.toml: environment.yml cannot express {text!r}"
+        parsed[name] = (_version(str(req.specifier)), str(req.marker) if req.marker else None)
+    return parsed
 
 
 def test_environment_yml_shape(env):
@@ -77,34 +121,35 @@ def test_environment_yml_shape(env):
 
 
 def test_environment_yml_matches_pyproject(pyproject, env):
-    pypi = _pypi_deps(pyproject)
-    conda = _conda_deps(env)
+    project = pyproject["project"]
+    extras = project["optional-dependencies"]
+    sections = _env_sections()
+    # the text reading sees every entry that conda will install, so none escapes the comparison
+    installed = [spec for entries in sections.values() for spec, _, commented in entries if not commented]
+    assert installed == [d for d in env["dependencies"] if isinstance(d, str)]
 
+    assert set(sections) == {None, *extras}, "environment.yml should have one section per pyproject extra"
+    for section, entries in sections.items():
+        routed = section not in (None, *ENV_EXTRAS)
+        where = f"environment.yml, {section or 'base'} section"
+        assert all(commented == routed for *_, commented in entries), (
+            f"{where}: {'optional routes are commented out' if routed else 'entries are installed'}"
+        )
+        wanted = project["dependencies"] if section is None else extras[section]
+        assert _conda_section(entries) == _pypi_section(wanted), f"{where} differs from pyproject.toml"
+
+    specs = {_CONDA_SPEC.match(spec).group(1): spec for spec in installed}
     for name in CONDA_ONLY:
-        assert name in conda, f"environment.yml should list {name!r}"
-    assert conda["python"] == pyproject["project"]["requires-python"].replace(" ", "")
-
-    mapped = {CONDA_TO_PYPI.get(n, n): v for n, v in conda.items() if n not in CONDA_ONLY}
-    only_conda = sorted(set(mapped) - set(pypi))
-    only_pypi = sorted(set(pypi) - set(mapped))
-    assert not only_conda, f"in environment.yml but not in pyproject.toml: {only_conda}"
-    assert not only_pypi, f"in pyproject.toml but not in environment.yml: {only_pypi}"
-
-    differ = {n: (pypi[n], mapped[n]) for n in pypi if pypi[n] != mapped[n]}
-    assert not differ, f"version constraints differ (pyproject, conda): {differ}"
+        assert name in specs, f"environment.yml should list {name!r}"
+    assert specs["python"] == "python" + project["requires-python"].replace(" ", "")
 
 
 def test_optional_routes(pyproject):
     extras = pyproject["project"]["optional-dependencies"]
-    # An unpinned torch pulls a multi-GB CUDA build: the oracle is pinned exactly.
+    # Pinned exactly, so every run compares against the same PyTorch.
     assert extras["oracle"] == ["torch==2.13.0"]
     assert extras["gpu"] == ["cupy-cuda12x"]
-    text = (ROOT / "environment.yml").read_text(encoding="utf-8")
-    assert "pytorch==2.13.0" in text, "environment.yml should document the pinned oracle route"
-    assert re.search(r"#.*\bcupy\b", text), "environment.yml should document the GPU route"
-    # conda-forge names Playwright's Python package `playwright-python`.
     assert extras["e2e"] == ["playwright"]
-    assert re.search(r"#.*\bplaywright-python\b", text), "environment.yml should document the e2e route"
 
 
 def test_makefile_targets():
@@ -121,6 +166,56 @@ def test_ci_runs_make_test():
     code = [ln.split("#", 1)[0] for ln in lines if not ln.lstrip().startswith("#")]
     assert any(re.search(r"\bmake\s+test\b", ln) for ln in code), ".ci/run should call make test"
     assert any(re.search(r"\bmake\s+e2e\b", ln) for ln in code), ".ci/run should call make e2e"
+    assert any(re.search(r"\bmake\s+lint\b", ln) for ln in code), ".ci/run should call make lint"
+    # the oracle tests skip without torch: CI checks that it imports, at the pinned version
+    assert any("torch.__version__" in ln for ln in code), ".ci/run should check the torch version"
+
+
+needs_make = pytest.mark.skipif(shutil.which("make") is None, reason="make is not installed")
+
+
+def _make(*args, **kwargs):
+    return subprocess.run(["make", "-C", str(ROOT), *args], capture_output=True, text=True, **kwargs)
+
+
+@needs_make
+def test_make_says_when_the_python_is_missing(tmp_path):
+    run = _make("install", "PYTHON=python-not-here", f"VENV={tmp_path / 'venv'}")
+    assert run.returncode != 0
+    assert "python-not-here not found" in run.stderr and "PYTHON=" in run.stderr, run.stderr
+
+
+@needs_make
+def test_install_stamp_does_not_depend_on_the_order_of_extras(tmp_path):
+    def stamp(extras):
+        run = _make("-n", "install", f"EXTRAS={extras}", f"VENV={tmp_path}")
+        return [ln for ln in run.stdout.splitlines() if ln.startswith("touch ")]
+
+    assert stamp("lab,test") == stamp("test,lab") != []
+
+
+@needs_make
+def test_make_bench_installs_the_oracle(tmp_path):
+    run = _make("-n", "bench", f"VENV={tmp_path}")
+    installs = re.findall(r'pip install -e "\.\[(.*)\]"', run.stdout)
+    assert installs and "oracle" in installs[0].split(","), run.stdout
+
+
+@needs_make
+def test_a_venv_that_cannot_get_pip_is_removed_with_a_message(tmp_path):
+    # a python3 whose venv module is half there, as Debian's without python3-venv: a venv without pip
+    fake = tmp_path / "python3"
+    fake.write_text(
+        "#!/bin/sh\n"
+        f'if [ "$1 $2" = "-m venv" ]; then "{sys.executable}" -m venv --without-pip "$3"; exit 1; fi\n'
+        f'exec "{sys.executable}" "$@"\n'
+    )
+    fake.chmod(0o755)
+    venv = tmp_path / "venv"
+    run = _make("install", f"PYTHON={fake}", f"VENV={venv}", timeout=120)
+    assert run.returncode != 0
+    assert "python3-venv" in run.stderr, run.stderr
+    assert not venv.exists(), "the half-made venv should be removed"
 
 
 def test_nbval_sanitizers_mask_addresses_svg_and_machine_lines():

@@ -33,7 +33,7 @@ STUB_MESSAGE = STUB.split('"')[1]  # what the stub's NotImplementedError says
 @pytest.fixture(scope="module")
 def released(tmp_path_factory):
     """The student copies of all chapters, and a kernel spec for this interpreter that nbclient finds."""
-    from ipykernel.kernelspec import write_kernel_spec  # noqa: PLC0415
+    from ipykernel.kernelspec import write_kernel_spec
 
     root = tmp_path_factory.mktemp("released")
     assert main(["release", str(NOTEBOOKS), str(root / "student")]) == 0
@@ -47,7 +47,7 @@ def released(tmp_path_factory):
 
 def run_released(folder: Path, name: str):
     """The released chapter executed top to bottom, errors allowed, in a fresh kernel."""
-    from nbclient import NotebookClient  # noqa: PLC0415
+    from nbclient import NotebookClient
 
     nb = nbformat.read(folder / name, as_version=4)
     NotebookClient(

@@ -120,7 +120,7 @@ def wide():
 
 @pytest.mark.parametrize("make", [chain, reused, wide])
 def test_topo_is_micrographs_recursive_order(make):
-    from varfunc.viz.orders import _Replay  # noqa: PLC0415 - the reference walks the same edges
+    from varfunc.viz.orders import _Replay  # the reference walks the same edges
 
     loss, params = make()
     replay = _Replay(loss, None, params)

@@ -24,7 +24,7 @@ def _is_cupy_array(x: Any) -> bool:
 def _cupy_module() -> ModuleType:
     global _cupy
     if _cupy is None:
-        import cupy  # noqa: PLC0415 - optional dependency, imported only when a GPU is used
+        import cupy  # optional dependency, imported only when a GPU is used
 
         _cupy = cupy
     return _cupy
@@ -95,7 +95,7 @@ def check_same_device(op_name: str, arrays: tuple) -> None:
 def scatter_add(target: Any, key: Any, values: Any) -> None:
     """target[key] += values, adding repeated indices up (unlike plain fancy-index assignment)."""
     if _is_cupy_array(target):
-        import cupyx  # noqa: PLC0415
+        import cupyx
 
         cupyx.scatter_add(target, key, values)
     else:

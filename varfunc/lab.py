@@ -39,7 +39,7 @@ SERVER_OPTIONS = (
 
 def app_settings_dir() -> Path:
     """JupyterLab's application settings folder of this environment (``<app dir>/settings``)."""
-    from jupyterlab.commands import get_app_dir  # noqa: PLC0415 - only when JupyterLab starts
+    from jupyterlab.commands import get_app_dir  # only when JupyterLab starts
 
     return Path(get_app_dir()) / "settings"
 
@@ -74,7 +74,7 @@ def install_kernel(prefix: str | None = None) -> Path:
         spec = {}
     argv = spec.get("argv") or [""]
     if spec.get("display_name") != KERNEL_DISPLAY_NAME or argv[0] != sys.executable:
-        from ipykernel.kernelspec import install  # noqa: PLC0415 - only when JupyterLab starts
+        from ipykernel.kernelspec import install  # only when JupyterLab starts
 
         install(kernel_name=KERNEL_NAME, display_name=KERNEL_DISPLAY_NAME, prefix=prefix or sys.prefix)
     return path
@@ -103,7 +103,7 @@ def main(argv: list[str] | None = None) -> None:
     args = list(sys.argv[1:] if argv is None else argv)
     root = args.pop(0) if args and not args[0].startswith("-") else "."
     prepare()
-    from jupyterlab.labapp import LabApp  # noqa: PLC0415 - heavy; only when JupyterLab starts
+    from jupyterlab.labapp import LabApp  # heavy; only when JupyterLab starts
 
     LabApp.launch_instance(argv=lab_argv(root, args))
 

@@ -54,7 +54,7 @@ class History:
 
     def plot(self, ax: Any = None, smooth: int = 0, log: bool = None) -> Any:
         """Draw the loss curve (per step, optionally a running mean over smooth steps); returns the axes."""
-        import matplotlib.pyplot as plt  # noqa: PLC0415 - lazy: only plotting needs matplotlib
+        import matplotlib.pyplot as plt  # lazy: only plotting needs matplotlib
 
         if ax is None:
             _, ax = plt.subplots(figsize=(6, 3.5), layout="constrained")
@@ -282,7 +282,7 @@ def _progress_bar(total: int | None, progress: bool) -> Any:
     if not progress:
         return None
     try:
-        from tqdm.auto import tqdm  # noqa: PLC0415 - lazy: only a progress bar needs tqdm
+        from tqdm.auto import tqdm  # lazy: only a progress bar needs tqdm
     except ImportError:
         return None
     return tqdm(total=total, unit="step", desc="fit")
@@ -301,7 +301,7 @@ def plot_decision_boundary(
     model: Module, X: Any, y: Any, ax: Any = None, resolution: int = 200, margin: float = 0.25
 ) -> Any:
     """Colour the plane by the class the model predicts and scatter the 2-D points (X, y) on top."""
-    import matplotlib.pyplot as plt  # noqa: PLC0415 - lazy: only plotting needs matplotlib
+    import matplotlib.pyplot as plt  # lazy: only plotting needs matplotlib
 
     X = np.asarray(to_device(X.data if isinstance(X, Variable) else X, "cpu"))
     y = np.asarray(to_device(y.data if isinstance(y, Variable) else y, "cpu"))

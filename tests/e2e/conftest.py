@@ -76,7 +76,7 @@ def _free_port() -> int:
 
 def copy_cleared(source: Path, target: Path) -> None:
     """Copy the chapters with outputs and execution counts cleared: every output seen comes from the test."""
-    import nbformat  # noqa: PLC0415 - the test extra; checked by `tools`
+    import nbformat  # the test extra; checked by `tools`
 
     target.mkdir(parents=True)
     for path in sorted(source.glob("*.ipynb")):
@@ -129,7 +129,7 @@ def _wait_until_serving(lab: Lab, log: Path, timeout: float = 90) -> None:
 def _stop(proc: subprocess.Popen) -> None:
     """Stop the server, then whatever it started that still runs (kernels have sessions of their own)."""
     try:
-        import psutil  # noqa: PLC0415 - comes with ipykernel
+        import psutil  # comes with ipykernel
 
         children = psutil.Process(proc.pid).children(recursive=True)
     except Exception:  # noqa: BLE001 - psutil missing or the server already gone
@@ -194,7 +194,7 @@ def lab(tools: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lab]:
 @pytest.fixture(scope="session")
 def browser(tools: str, lab: Lab, tmp_path_factory: pytest.TempPathFactory) -> Iterator[object]:
     """A headless Chromium context (fresh profile) that may only reach the local JupyterLab."""
-    from playwright.sync_api import sync_playwright  # noqa: PLC0415 - the e2e extra; checked by `tools`
+    from playwright.sync_api import sync_playwright  # the e2e extra; checked by `tools`
 
     def only_local(route: object) -> None:
         url = route.request.url

@@ -190,7 +190,7 @@ def last_expression(source: str) -> str:
 
 def errors_in(path: Path) -> list[str]:
     """Error outputs, and stderr streams that hold a traceback, in a saved notebook."""
-    import nbformat  # noqa: PLC0415
+    import nbformat
 
     found = []
     for i, c in enumerate(nbformat.read(path, as_version=4).cells):

@@ -46,7 +46,7 @@ CH08 = "08_training.ipynb"
 
 def read(name: str) -> Any:
     """The stored (instructor) notebook."""
-    import nbformat  # noqa: PLC0415
+    import nbformat
 
     return nbformat.read(NOTEBOOKS / name, as_version=4)
 

@@ -60,7 +60,7 @@ def _normal(text: str) -> str:
 
 
 def test_student_solves_an_exercise(page: Any, lab: Any, artifacts: Path) -> None:
-    import nbformat  # noqa: PLC0415
+    import nbformat
 
     student = nbformat.read(lab.root / STUDENT_DIR / STUDENT_CHAPTER, as_version=4)
     instructor = nbformat.read(NOTEBOOKS / STUDENT_CHAPTER, as_version=4)

@@ -92,7 +92,8 @@ class Pow(Function):
         if _is_integer(a) and _is_integer(b) and (b < 0).any():
             raise _negative_integer_power(a.dtype)
         try:
-            result = a**b
+            with np.errstate(divide="ignore"):  # 0 ** -1 is inf, without a warning (as PyTorch)
+                result = a**b
         except ValueError:
             raise broadcast_error("pow", a, b) from None
         self.save_for_backward(a, b, result)
@@ -236,13 +237,15 @@ class PowConstant(Function):
                     f"integer data cannot hold; use a float base ({float(self.constant)} ** x) or "
                     "convert the exponent first (.double())"
                 )
-            result = self.constant**a
+            with np.errstate(divide="ignore"):  # 0 ** -1 is inf, without a warning (as PyTorch)
+                result = self.constant**a
             self.save_for_backward(a, result)
             return result
         if _is_integer(a) and isinstance(self.constant, (int, np.integer)) and self.constant < 0:
             raise _negative_integer_power(a.dtype)
         self.save_for_backward(a)
-        return a**self.constant
+        with np.errstate(divide="ignore"):  # 0 ** -1 is inf, without a warning (as PyTorch)
+            return a**self.constant
 
     def backward(self, grad_output):
         if self.tensor_power:

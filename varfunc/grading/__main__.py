@@ -8,7 +8,7 @@ from pathlib import Path
 
 
 def _release(args: argparse.Namespace) -> int:
-    from .release import release  # noqa: PLC0415
+    from .release import release
 
     summaries = release(Path(args.source), Path(args.out))
     for summary in summaries:
@@ -18,8 +18,8 @@ def _release(args: argparse.Namespace) -> int:
 
 
 def _grade(args: argparse.Namespace) -> int:
-    from .batch import grade_class  # noqa: PLC0415
-    from .grade import GradeOptions  # noqa: PLC0415
+    from .batch import grade_class
+    from .grade import GradeOptions
 
     for path in map(Path, args.submissions):
         if path.is_dir():

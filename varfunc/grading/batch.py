@@ -62,7 +62,7 @@ def _progress(total: int, enabled: bool) -> object:
     if not enabled or total == 0:
         return None
     try:
-        from tqdm import tqdm  # noqa: PLC0415
+        from tqdm import tqdm
     except ImportError:
         return None
     return tqdm(total=total, desc="grading", unit="notebook", file=sys.stderr)

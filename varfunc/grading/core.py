@@ -145,7 +145,7 @@ def check(exercise_id: str, namespace: dict | None = None) -> None:
 
 def _callers_namespace() -> dict:
     try:
-        from IPython import get_ipython  # noqa: PLC0415 - only inside a notebook
+        from IPython import get_ipython  # only inside a notebook
 
         shell = get_ipython()
     except ImportError:

@@ -38,7 +38,7 @@ class CellRun:
 
 
 def _client(nb: Any, workdir: Path, kernel_name: str, replies: dict) -> Any:
-    from nbclient import NotebookClient  # noqa: PLC0415
+    from nbclient import NotebookClient
 
     def on_executed(cell: Any, cell_index: int, execute_reply: dict) -> None:
         replies[cell_index] = execute_reply.get("content", {})
@@ -76,7 +76,7 @@ def execute(
     nb: Any, workdir: Path, *, cell_timeout: float, notebook_timeout: float, kernel_name: str = "python3"
 ) -> list[CellRun]:
     """Run every code cell in a fresh kernel; restart and replay after a death or a stuck interrupt."""
-    from nbclient.exceptions import DeadKernelError  # noqa: PLC0415
+    from nbclient.exceptions import DeadKernelError
 
     _install_guard(workdir)
     work = copy.deepcopy(nb)

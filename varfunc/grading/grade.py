@@ -78,7 +78,7 @@ def expected_chapter(path: Path, options: GradeOptions) -> str | None:
 
 def read_notebook(data: bytes) -> tuple[Any, str]:
     """(notebook, "") for a readable notebook, else (None, why it cannot be read)."""
-    import nbformat  # noqa: PLC0415
+    import nbformat
 
     try:
         text = data.decode("utf-8")
@@ -138,7 +138,7 @@ def hidden_regions(source_dir: Path | None, chapter: str) -> dict[str, str]:
     """{check cell grade_id: hidden test code} from the instructor's notebook of the chapter."""
     if source_dir is None:
         return {}
-    import nbformat  # noqa: PLC0415
+    import nbformat
 
     regions = {}
     for path in sorted(Path(source_dir).glob(f"{chapter[2:]}_*.ipynb")):
@@ -257,7 +257,7 @@ def plan_grading(
     nb: Any, found: dict, exercises: list[Exercise], options: GradeOptions, problems: list
 ) -> Plan:
     """Replace each check cell by the grader's runner (adding it back if it was deleted)."""
-    import nbformat  # noqa: PLC0415
+    import nbformat
 
     hidden = hidden_regions(options.source, exercises[0].id.split(".")[0])
     plan = Plan(nbformat.v4.new_notebook(metadata=copy.deepcopy(nb.get("metadata", {}))))

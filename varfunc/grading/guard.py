@@ -67,7 +67,7 @@ class Snapshot:
     @classmethod
     def take(cls) -> Snapshot:
         """The snapshot of this moment (the grader takes it before any cell of the submission runs)."""
-        from IPython.display import display  # noqa: PLC0415 - only inside a kernel
+        from IPython.display import display  # only inside a kernel
 
         entries: dict[tuple[str, str], Any] = {}
         for module in _watched_modules():

@@ -82,7 +82,7 @@ def run(
     The verdict carries the grader's nonce for this check, so that a verdict the notebook displays
     itself (it cannot know the nonce) is not taken for this one (``execute.verdict_of``).
     """
-    from IPython.display import display  # noqa: PLC0415 - only inside a kernel
+    from IPython.display import display  # only inside a kernel
 
     snapshot = kept_snapshot()
     if snapshot is not None:

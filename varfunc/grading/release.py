@@ -105,7 +105,7 @@ def release_notebook(nb: Any) -> tuple[Any, ReleaseSummary]:
 
 def release_file(source: Path, target: Path) -> ReleaseSummary:
     """Release one notebook file into target (a file path); the source is only read."""
-    import nbformat  # noqa: PLC0415 - an optional dependency, needed only here
+    import nbformat  # an optional dependency, needed only here
 
     try:
         nb = nbformat.read(source, as_version=4)

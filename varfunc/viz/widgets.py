@@ -16,7 +16,7 @@ def stepper(frames: list, interval: int = 900) -> Any:
     that says how to get pictures. ``.children[0].children`` are the Play and the IntSlider.
     """
     try:
-        import ipywidgets as widgets  # noqa: PLC0415 - optional
+        import ipywidgets as widgets  # optional
     except ImportError as error:
         raise ImportError("stepper() needs ipywidgets: pip install ipywidgets (the `lab` extra)") from error
     if not frames:
