@@ -234,3 +234,14 @@ def test_none_is_fine_for_an_input_that_needs_no_grad():
     out = (ReturnsNone()(a) * w).sum()
     out.backward()
     assert w.grad.tolist() == [2.0, 2.0]
+
+
+def test_event_log_shows_a_leafs_gradient_before_its_hooks_as_documented():
+    x = Variable(np.ones(2))
+    x.register_hook("double", lambda g: g * 2)
+    log = EventLog()
+    (x * 3).sum().backward(recorder=log)
+    (accumulated,) = [e for e in log.events if e.kind == "accumulated"]
+    assert accumulated.details["grad_output"][0].tolist() == [3.0, 3.0]  # what the engine handed over
+    assert x.grad.tolist() == [6.0, 6.0]  # what the hook made of it
+    assert "before its hooks" in EventLog.__doc__

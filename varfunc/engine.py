@@ -156,7 +156,12 @@ class EngineEvent(NamedTuple):
 
 
 class EventLog:
-    """A recorder that keeps every engine event, with gradients copied (buffers are summed in place)."""
+    """A recorder that keeps every engine event, with gradients copied (buffers are summed in place).
+
+    The gradients are those the engine handles: a Function's hooks run inside its ``_do_backward``,
+    after the ``popped`` event, so an ``accumulated`` event shows a Leaf's gradient before its hooks
+    changed it. ``viz.trace`` also records each hook that ran and each ``.grad`` after it.
+    """
 
     def __init__(self) -> None:
         self.events: list[EngineEvent] = []
