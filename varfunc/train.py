@@ -24,6 +24,7 @@ import numpy as np
 
 from .backend import to_device
 from .data import Minibatches
+from .data.loader import as_arrays
 from .errors import ShapeError
 from .nn import Module, default_rng
 from .variable import Variable
@@ -97,7 +98,7 @@ def _array_pair(data: Any, name: str) -> tuple | None:
             f"fit: {name} is a {type(data).__name__} of {len(parts)} arrays; give the pair (X, y) "
             "(or, for train_data, an iterable of (x, y) batches)"
         )
-    X, y = (a.data if isinstance(a, Variable) else np.asarray(a) for a in parts)
+    X, y = as_arrays(parts)
     if X.ndim == 0 or y.ndim == 0 or len(X) != len(y):
         raise ShapeError(
             f"fit: the arrays of {name} have shapes {X.shape} and {y.shape}; "

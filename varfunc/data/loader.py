@@ -13,6 +13,11 @@ from ..errors import ShapeError
 from ..variable import Variable
 
 
+def as_arrays(arrays: Any) -> tuple:
+    """NumPy arrays for array-likes and Variables (their .data): what batching and splitting cut."""
+    return tuple(a.data if isinstance(a, Variable) else np.asarray(a) for a in arrays)
+
+
 class Minibatches:
     """Batches of rows of arrays that share their first dim: ``for x, y in Minibatches(X, y, batch_size=32)``.
 
@@ -34,7 +39,7 @@ class Minibatches:
     ) -> None:
         if not arrays:
             raise ValueError("Minibatches: give at least one array (for example X, y)")
-        arrays = tuple(a.data if isinstance(a, Variable) else np.asarray(a) for a in arrays)
+        arrays = as_arrays(arrays)
         for index, array in enumerate(arrays):
             if array.ndim == 0:
                 raise TypeError(
@@ -102,7 +107,7 @@ def train_test_split(*arrays: Any, test_fraction: float = 0.25, seed: Any = 0) -
         raise ValueError(f"train_test_split: test_fraction must be in (0, 1), got {test_fraction}")
     if not arrays:
         raise ValueError("train_test_split: pass the arrays to split, e.g. train_test_split(X, y)")
-    arrays = tuple(a.data if isinstance(a, Variable) else np.asarray(a) for a in arrays)
+    arrays = as_arrays(arrays)
     lengths = [len(a) for a in arrays]
     if len(set(lengths)) > 1:
         raise ShapeError(
