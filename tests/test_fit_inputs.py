@@ -10,7 +10,7 @@ import varfunc.data as data
 import varfunc.nn as nn
 import varfunc.optim as optim
 from varfunc import Variable
-from varfunc.train import fit
+from varfunc.train import History, fit
 
 
 def const(array):
@@ -118,6 +118,7 @@ def test_fit_refuses_data_that_gives_no_batches(train_data, words):
         ({"epochs": True}, TypeError, r"fit: epochs must be an int, got True \(bool\)"),
         ({"max_steps": 5.0}, TypeError, r"fit: max_steps must be an int, got 5.0 \(float\)"),
         ({"batch_size": False}, TypeError, r"fit: batch_size must be an int, got False \(bool\)"),
+        ({"history": {}}, TypeError, r"fit: history must be a History \(from an earlier fit\), got dict"),
     ],
 )
 def test_fit_checks_its_counts_before_training(kwargs, error, words):
@@ -182,3 +183,45 @@ def test_history_plots_validation_where_each_epoch_ended():
     assert validation.get_xdata().tolist() == evaluated_at
     assert history.epoch_ends == evaluated_at
     plt.close("all")
+
+
+def test_an_interrupted_fit_leaves_its_steps_in_the_history_it_was_given():
+    X, y, model, optimizer = linear_problem()  # 12 rows: 3 steps per epoch in batches of 4
+
+    def interrupt_at_step_5(step, loss):
+        if step == 5:
+            raise KeyboardInterrupt  # what the notebook's stop button raises
+
+    history = History()
+    with pytest.raises(KeyboardInterrupt):
+        fit(
+            model,
+            nn.mse_loss,
+            optimizer,
+            (X, y),
+            epochs=5,
+            batch_size=4,
+            callback=interrupt_at_step_5,
+            history=history,
+            progress=False,
+        )
+    assert history.steps == 5 and history.epoch_ends == [3] and history.seconds > 0
+    losses, seconds = history.losses[:], history.seconds
+
+    # the same History goes on: steps keep counting, max_steps counts this call's steps, times add up
+    steps = []
+    again = fit(
+        model,
+        nn.mse_loss,
+        optimizer,
+        (X, y),
+        epochs=5,
+        batch_size=4,
+        max_steps=2,
+        callback=lambda step, loss: steps.append(step),
+        history=history,
+        progress=False,
+    )
+    assert again is history
+    assert steps == [6, 7] and history.losses[:5] == losses
+    assert history.epoch_ends == [3, 7] and history.seconds > seconds

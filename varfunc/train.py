@@ -39,6 +39,7 @@ class History:
     ``metrics['accuracy'][e]`` a metric on the training data after epoch e, and ``val_metrics`` the
     same on the validation data (with 'loss' among them). ``epoch_ends[e]`` is the number of steps
     taken when epoch e ended. ``seconds`` is fit's wall time, the evaluation after each epoch included.
+    Passed back to fit (``history=``), it goes on filling: steps keep counting, times add up.
     """
 
     losses: list = field(default_factory=list)
@@ -167,6 +168,7 @@ def fit(
     progress: bool = True,
     seed: Any = None,
     callback: Callable | None = None,
+    history: History | None = None,
 ) -> History:
     """Train model for epochs over train_data and return the History.
 
@@ -181,11 +183,15 @@ def fit(
     and on ``val_data``, an (X, y) pair.
     Training stops early after ``max_steps`` steps or when a step's loss is below ``stop_loss``
     (the 2017 regression example's rule). ``callback(step, loss)`` runs after every step.
+    ``history``: a History to add this run to (a new one by default). Pass one you hold to keep
+    what a run saw when it is interrupted, or to continue one curve over several fit calls.
     """
     _positive_int("epochs", epochs)
     _positive_int("batch_size", batch_size)
     if max_steps is not None:
         _positive_int("max_steps", max_steps)
+    if history is not None and not isinstance(history, History):
+        raise TypeError(f"fit: history must be a History (from an earlier fit), got {type(history).__name__}")
     val_arrays = None
     if val_data is not None:
         val_arrays = None if isinstance(val_data, Minibatches) else _array_pair(val_data, "val_data")
@@ -213,13 +219,14 @@ def fit(
         per_epoch = None
     if per_epoch == 0:
         raise ValueError(f"fit: {_no_batches(batches)}")
-    history = History()
+    history = History() if history is None else history
+    first_step = history.steps
     metrics = dict(metrics or {})
     total = per_epoch * epochs if per_epoch is not None else None
     if max_steps is not None and total is not None:
         total = min(total, max_steps)
     bar = _progress_bar(total, progress)
-    start = time.perf_counter()
+    start = time.perf_counter() - history.seconds
     stop = False
     model.train()
     try:
@@ -251,7 +258,7 @@ def fit(
                     bar.set_postfix(epoch=epoch + 1, loss=f"{value:.4g}", refresh=False)
                 if callback is not None:
                     callback(history.steps, value)
-                if (max_steps is not None and history.steps >= max_steps) or (
+                if (max_steps is not None and history.steps - first_step >= max_steps) or (
                     stop_loss is not None and value < stop_loss
                 ):
                     stop = True
