@@ -346,3 +346,26 @@ def test_zero_to_a_negative_power_is_inf_without_a_numpy_warning(fn):
         y = fn(x)
         y.sum().backward()
     assert y.data.tolist() == [np.inf] and x.grad.tolist() == [-np.inf]
+
+
+@pytest.mark.parametrize(
+    "fn",
+    [
+        lambda a, b: a.clamp(-1, 1) + b,
+        lambda a, b: a.relu() + b,
+        lambda a, b: a.cmax(0.5) + b.cmin(0.5),
+        lambda a, b: a.cmax(b),
+        lambda a, b: a.cmin(b),
+    ],
+)
+def test_an_infinite_gradient_passes_where_a_mask_passes_and_is_nan_only_where_it_blocks(fn):
+    """docs/differences.md row 43: masks multiply, as in v0.1, so inf * 0 = nan at blocked elements only."""
+    a, b = np.array([-2.0, 0.0, 0.7, 2.0]), np.array([1.0, -1.0, 1.0, 0.0])
+    passed = grads_of(fn, a, b)  # a gradient of ones: 1 where the mask passes, 0 where it blocks
+    leaves = [Variable(a), Variable(b)]
+    out = fn(*leaves)
+    with np.errstate(invalid="ignore"):
+        out.backward(np.full(out.shape, np.inf))
+    for mask, leaf in zip(passed, leaves):
+        assert set(mask.tolist()) <= {0.0, 1.0}
+        np.testing.assert_array_equal(leaf.grad, np.where(mask == 1, np.inf, np.nan))

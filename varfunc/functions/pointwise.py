@@ -283,7 +283,8 @@ class Cmax(Function):
     def backward(self, grad_output):
         shape_a, shape_b = self.input_shapes
         grad_a = grad_output * self.a_wins
-        return sum_to_shape(grad_a, shape_a), sum_to_shape(grad_output - grad_a, shape_b)
+        grad_b = grad_output * ~self.a_wins
+        return sum_to_shape(grad_a, shape_a), sum_to_shape(grad_b, shape_b)
 
 
 class Cmin(Function):
@@ -299,7 +300,8 @@ class Cmin(Function):
     def backward(self, grad_output):
         shape_a, shape_b = self.input_shapes
         grad_a = grad_output * self.a_wins
-        return sum_to_shape(grad_a, shape_a), sum_to_shape(grad_output - grad_a, shape_b)
+        grad_b = grad_output * ~self.a_wins
+        return sum_to_shape(grad_a, shape_a), sum_to_shape(grad_b, shape_b)
 
 
 class CmaxConstant(Function):
