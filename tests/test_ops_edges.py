@@ -330,6 +330,23 @@ def test_cmax_and_cmin_with_a_numpy_scalar_keep_float32_data_float32():
 @pytest.mark.parametrize(
     "fn",
     [
+        pytest.param(lambda x: x.addmm(x, x, alpha=np.float64(2), beta=np.float64(0.5)), id="addmm"),
+        pytest.param(lambda x: x[0].addmv(x, x[1], alpha=np.float64(2), beta=np.float64(0.5)), id="addmv"),
+        pytest.param(lambda x: x.addr(x[0], x[1], alpha=np.float64(2), beta=np.float64(0.5)), id="addr"),
+        pytest.param(lambda x: vf.functions.Addmm(np.float64(2), np.float64(0.5))(x, x, x), id="Addmm"),
+    ],
+)
+def test_alpha_and_beta_as_numpy_scalars_keep_float32_data_float32(fn):
+    x = Variable(np.array([[2.0, 0.5], [-1.0, 4.0]], dtype=np.float32))
+    y = fn(x)
+    assert y.dtype == np.float32 and "np." not in repr(y.creator)
+    y.sum().backward()
+    assert x.grad.dtype == np.float32
+
+
+@pytest.mark.parametrize(
+    "fn",
+    [
         pytest.param(lambda x: x**-1, id="x**-1"),
         pytest.param(lambda x: x**-1.0, id="x**-1.0"),
         pytest.param(lambda x: x ** Variable(np.array([-1.0])), id="x**y"),

@@ -67,6 +67,11 @@ def as_array(data: Any) -> Any:
     return array
 
 
+def python_number(x: Any) -> Any:
+    """A NumPy scalar as the Python number it holds (np.float64(2) would make float32 data float64)."""
+    return x.item() if isinstance(x, np.generic) else x
+
+
 def device_of(array: Any) -> str:
     """The device an array lives on: 'cpu' or 'cuda:N'."""
     if _is_cupy_array(array):

@@ -11,9 +11,8 @@ from __future__ import annotations
 import numbers
 from typing import Any
 
-import numpy as np
-
 from . import functions as F
+from .backend import python_number
 from .errors import DTypeError, ShapeError
 
 
@@ -21,12 +20,7 @@ def _number(x: Any) -> Any:
     """x as a Python number, or None if x is no number (a Variable, an array, a list)."""
     if type(x) is float or type(x) is int:  # first: an isinstance check against numbers.Real is slow
         return x
-    return _python_scalar(x) if isinstance(x, numbers.Real) else None
-
-
-def _python_scalar(x: Any) -> Any:
-    """A NumPy scalar as its Python number (np.float64(2) would make float32 data float64); else x."""
-    return x.item() if isinstance(x, np.generic) else x
+    return python_number(x) if isinstance(x, numbers.Real) else None
 
 
 class VariableMethods:
@@ -225,7 +219,7 @@ class VariableMethods:
 
     def clamp(self, min: Any = None, max: Any = None) -> Any:  # noqa: A002 - v0.1's argument names
         """self limited to [min, max]; either bound may be left out."""
-        return F.Clamp(_python_scalar(min), _python_scalar(max))(self)
+        return F.Clamp(python_number(min), python_number(max))(self)
 
     def relu(self) -> Any:
         """max(self, 0): clamp(min=0), but with gradient 0 at 0, as v0.1's nn and PyTorch give."""

@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from ..backend import get_array_module
+from ..backend import get_array_module, python_number
 from ..errors import ShapeError
 from ..function import Function
 from .utils import sum_to_shape
@@ -120,8 +120,8 @@ class _Blas(Function):
     backward_makes_new_arrays = True  # every gradient is scaled by alpha or beta: a new array
 
     def __init__(self, alpha: Any = 1, beta: Any = 1) -> None:
-        self.alpha = alpha
-        self.beta = beta
+        self.alpha = python_number(alpha)
+        self.beta = python_number(beta)
 
     def forward(self, m, a, b):
         name = type(self).__name__.lower()
