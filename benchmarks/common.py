@@ -73,10 +73,17 @@ def verdict(ok: bool | None) -> str:
 
 
 def ratio_text(ratio: float, ok: bool) -> str:
-    """'1.504x': a ratio for a target line, to 3 decimals, rounded down for a PASS and up for a MISS.
+    """'1.504x': a ratio for a target line, to 3 decimals, rounded toward its verdict (see toward_verdict)."""
+    return f"{toward_verdict(ratio, ok)}x"
 
-    Every target is an upper limit with at most 3 decimals, so the number shown then lies on the
-    same side of the limit as the ratio itself: 1.5004 against 1.5 reads 1.501x MISS, not 1.500x MISS.
+
+def toward_verdict(value: float, ok: bool, decimals: int = 3) -> str:
+    """value to decimals, rounded down for a PASS and up for a MISS.
+
+    Every target is an upper limit with at most that many decimals, so the number shown then lies on
+    the same side of the limit as the value itself: 1.5004 against 1.5 reads 1.501x MISS, not
+    1.500x MISS, and a chapter's 19.97 s against 20 s reads 19.9, not 20.0.
     """
-    scaled = ratio * 1000
-    return f"{(math.floor(scaled) if ok else math.ceil(scaled)) / 1000:.3f}x"
+    scale = 10**decimals
+    scaled = value * scale
+    return f"{(math.floor(scaled) if ok else math.ceil(scaled)) / scale:.{decimals}f}"

@@ -155,3 +155,19 @@ def test_write_section_replaces_a_last_section_without_a_final_newline(monkeypat
     results.write_section("one", "cmd", "second body")
     text = results.RESULTS.read_text()
     assert text.count("<!-- one:start -->") == 1 and "second body" in text and "first body" not in text
+
+
+def test_the_chapter_times_never_contradict_their_verdict(monkeypatch, tmp_path):
+    from benchmarks import chapters
+
+    for i in range(4):
+        (tmp_path / f"0{i}_x.ipynb").touch()
+    seconds = iter([19.97, 5.04, 20.0, 75.01])  # the last brings the total to 120.02 s
+    monkeypatch.setattr(chapters, "hide_dot", lambda: None)
+    monkeypatch.setattr(chapters.shutil, "which", lambda name: None)
+    monkeypatch.setattr(chapters, "NOTEBOOKS", tmp_path)
+    monkeypatch.setattr(chapters, "run_chapter", lambda path: next(seconds))
+    body = chapters.main(["--no-write"])
+    assert "| 00_x | 19.9 | yes |" in body and "| 01_x | 5.0 | yes |" in body
+    assert "| 02_x | 20.0 | **no** |" in body
+    assert "(slowest 75.1 s, **MISS**)" in body and "(120.1 s, **MISS**)" in body
