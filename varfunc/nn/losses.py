@@ -66,14 +66,16 @@ def l1_loss(input: Variable, target: Any, reduction: str = "mean") -> Variable:
 def smooth_l1_loss(input: Variable, target: Any, reduction: str = "mean", beta: float = 1.0) -> Variable:
     """Huber-like loss: 0.5 d**2 / beta where |d| < beta, else |d| - 0.5 beta (d = input - target).
 
-    Written as 0.5 q**2 / beta + (|d| - q) with q = min(|d|, beta): the quadratic part stops growing
-    at beta and the linear part takes over, with no branch. (2017 had beta fixed at 1.)
+    Written as 0.5 q**2 / beta + relu(|d| - beta) with q = min(|d|, beta): the quadratic part stops
+    growing at beta and the linear part takes over, with no branch. (``|d| - q`` has the same value,
+    but its gradient there is ``g - g`` plus ``g d / beta``, and rounding eats a small residual's
+    share.) 2017 had beta fixed at 1.
     """
     if beta <= 0:
         raise ValueError(f"smooth_l1_loss: beta must be positive, got {beta}")
     distance = _difference("smooth_l1_loss", input, target).abs()
     capped = distance.clamp(max=beta)
-    loss = capped**2 * (0.5 / beta) + (distance - capped)
+    loss = capped**2 * (0.5 / beta) + (distance - beta).relu()
     return _reduce("smooth_l1_loss", loss, reduction)
 
 
