@@ -4,6 +4,8 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -155,6 +157,10 @@ def test_reduction_dims_are_checked():
         x.sum((0, -2))
     with pytest.raises(vf.ShapeError, match="mean: dim must be an int or a tuple of ints, got 0.5"):
         x.mean(0.5)
+    for method, dim in [("sum", ()), ("mean", []), ("softmax", ())]:  # NumPy: no axis; torch sum: all
+        words = f"{method}: dim={dim!r} names no dimension; use dim=None"
+        with pytest.raises(vf.ShapeError, match=re.escape(words)):
+            getattr(x, method)(dim)
 
 
 @pytest.mark.parametrize("method", ["softmax", "log_softmax"])

@@ -47,6 +47,8 @@ def normalize_dims(op: str, dim: Any, ndim: int) -> tuple:
     dims = (dim,) if isinstance(dim, int) else dim
     if not isinstance(dims, (tuple, list)) or not all(isinstance(d, int) for d in dims):
         raise ShapeError(f"{op}: dim must be an int or a tuple of ints, got {dim!r}")
+    if not dims:  # NumPy would reduce over no axis, PyTorch over every axis: say which is meant
+        raise ShapeError(f"{op}: dim={dim!r} names no dimension; use dim=None for all of them")
     axes = []
     for d in dims:
         if not -max(ndim, 1) <= d < max(ndim, 1):
