@@ -66,6 +66,9 @@ def test_the_divisor_gradient_does_not_overflow_through_b_squared():
     _, g_b = grads_of(lambda a, b: a / b, tiny, tiny.copy())
     np.testing.assert_allclose(g_b, [-1e25], rtol=1e-6)
     assert g_b.dtype == np.float32
+    for c, x, want in [(1e-25, 1e-25, -1e25), (1e30, 1e20, -1e-10)]:  # x * x: 0 and inf in float32
+        (g,) = grads_of(lambda v: c / v, np.array([x], dtype=np.float32))
+        np.testing.assert_allclose(g, [want], rtol=1e-6)
 
 
 @pytest.mark.parametrize(
@@ -224,7 +227,7 @@ def test_an_overflow_with_float_data_is_numpys_own_error():
 
 FLOAT_OPS = [
     "exp", "log", "log1p", "sqrt", "sigmoid", "tanh", "sin", "cos", "tan", "asin", "acos", "atan",
-    "sinh", "cosh", "cinv", "reciprocal", "softmax", "log_softmax",
+    "sinh", "cosh", "cinv", "reciprocal", "softmax", "log_softmax", "mean",
 ]  # fmt: skip
 
 

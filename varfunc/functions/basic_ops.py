@@ -215,7 +215,7 @@ class DivConstant(InplaceFunction):
     def backward(self, grad_output):
         if self.div_by_tensor:
             (a,) = self.saved_tensors
-            return -self.constant * grad_output / (a * a)
+            return -grad_output * (self.constant / a) / a  # not c / (a * a): a * a over- or underflows first
         return grad_output / self.constant
 
     def extra_repr(self) -> str:
