@@ -67,7 +67,7 @@ def test_the_divisor_gradient_does_not_overflow_through_b_squared():
     np.testing.assert_allclose(g_b, [-1e25], rtol=1e-6)
     assert g_b.dtype == np.float32
     for c, x, want in [(1e-25, 1e-25, -1e25), (1e30, 1e20, -1e-10)]:  # x * x: 0 and inf in float32
-        (g,) = grads_of(lambda v: c / v, np.array([x], dtype=np.float32))
+        (g,) = grads_of(lambda v, c=c: c / v, np.array([x], dtype=np.float32))
         np.testing.assert_allclose(g, [want], rtol=1e-6)
 
 

@@ -211,6 +211,7 @@ CASES = [
     case(F.Squeeze, normal(3, 1, 2, 1), id="all"),
     case(F.Squeeze, normal(3, 1, 2), args=(1,), id="dim1"),
     case(F.Squeeze, normal(3, 1, 2), args=(0,), id="size3-unchanged"),
+    case(F.Squeeze, normal(1, 3, 1, 2), args=((0, 1, -2),), id="dims"),
     case(F.Unsqueeze, normal(3, 4), args=(0,)),
     case(F.Unsqueeze, normal(3, 4), args=(-1,), id="last"),
     case(F.Concat, normal(2, 3), normal(1, 3), normal(3, 3), args=(0,), id="dim0-three"),

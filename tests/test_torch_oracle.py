@@ -218,6 +218,7 @@ OPS = [
     ("permute", lambda a: F.Permute(2, 0, 1)(a), lambda a: a.permute(2, 0, 1), [normal(2, 3, 4)]),
     ("squeeze", lambda a: F.Squeeze()(a), torch.squeeze, [normal(3, 1, 4, 1)]),
     ("squeeze-dim", lambda a: F.Squeeze(1)(a), lambda a: a.squeeze(1), [normal(3, 1, 4, 1)]),
+    ("squeeze-dims", lambda a: F.Squeeze((1, 2, 3))(a), lambda a: a.squeeze((1, 2, 3)), [normal(3, 1, 4, 1)]),
     ("unsqueeze", lambda a: F.Unsqueeze(1)(a), lambda a: a.unsqueeze(1), [normal(3, 4)]),
     ("cat", lambda a, b: F.Concat(1)(a, b), lambda a, b: torch.cat([a, b], 1), [normal(2, 3), normal(2, 2)]),
     ("clone", lambda a: F.Clone()(a), torch.clone, [normal(3, 4)]),

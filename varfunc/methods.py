@@ -304,7 +304,7 @@ class VariableMethods:
         return F.Permute(*_sizes(dims))(self)
 
     def squeeze(self, dim: Any = None) -> Any:
-        """Drop dims of size 1 (only dim, if given)."""
+        """Drop dims of size 1 (only those in dim, an int or a tuple of ints, if given)."""
         return F.Squeeze(dim)(self)
 
     def unsqueeze(self, dim: int) -> Any:

@@ -153,7 +153,7 @@ class Permute(Function):
 
 
 class Squeeze(Function):
-    """a without dims of size 1 (only dim, if given; a dim of another size is left as is)."""
+    """a without dims of size 1 (only those in dim, an int or a tuple, if given; others are left as is)."""
 
     def __init__(self, dim: Any = None) -> None:
         self.dim = dim
@@ -161,11 +161,8 @@ class Squeeze(Function):
     def forward(self, a):
         if self.dim is None:
             return a.squeeze()
-        if a.ndim == 0:  # dim 0 or -1 of a 0-d Variable: nothing to squeeze (as PyTorch)
-            normalize_dims("squeeze", self.dim, 0)
-            return a
-        axis = check_dim("squeeze", self.dim, a.ndim)
-        return a.squeeze(axis) if a.shape[axis] == 1 else a
+        axes = normalize_dims("squeeze", self.dim, a.ndim)  # a 0-d Variable takes dim 0 or -1: ()
+        return a.squeeze(tuple(axis for axis in axes if a.shape[axis] == 1))
 
     def backward(self, grad_output):
         return grad_output.reshape(self.input_shapes[0])
