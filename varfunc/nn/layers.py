@@ -54,7 +54,7 @@ class Linear(Module):
     ) -> None:
         super().__init__()
         for name, value in (("in_features", in_features), ("out_features", out_features)):
-            if not isinstance(value, (int, np.integer)) or value < 1:
+            if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
                 raise ValueError(f"Linear: {name} must be a positive integer, got {value!r}")
         self.in_features = int(in_features)
         self.out_features = int(out_features)

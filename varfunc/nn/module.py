@@ -24,6 +24,12 @@ class Parameter(Variable):
     def __init__(self, data: Any, requires_grad: bool = True) -> None:
         if isinstance(data, Variable):
             data = data.data
+        dtype = data.dtype if hasattr(data, "dtype") else np.asarray(data).dtype
+        if requires_grad and dtype.kind != "f":
+            raise DTypeError(
+                f"Parameter: {dtype} data cannot require grad (gradients exist only for floating-point "
+                "data); convert it (data.astype(np.float32)) or pass requires_grad=False"
+            )
         super().__init__(data, requires_grad=requires_grad)
 
     def __repr__(self) -> str:
@@ -167,10 +173,14 @@ class Module:
     # --- training helpers ------------------------------------------------------------------------
 
     def zero_grad(self) -> None:
-        """Set the gradient of every parameter to zero (in place, as 2017's p.grad.data.zero_())."""
+        """Set every gradient that exists to zero, in place (2017's ``if p.grad is not None: zero_()``).
+
+        Only those a backward made: reading ``.grad`` would make zeros that an optimizer then steps
+        on (weight decay, Adam's counters) for a parameter no backward reached.
+        """
         for param in self.parameters():
-            if param.requires_grad:
-                param.grad[...] = 0
+            if param._grad is not None:
+                param._grad[...] = 0
 
     def train(self, mode: bool = True) -> Module:
         """Put this Module and its sub-Modules in training mode (or evaluation mode if mode is False)."""
@@ -243,7 +253,7 @@ class Module:
         """
         params = list(self.parameters())
         moved = [
-            (to_device(p.data, device), to_device(p.grad, device) if p.requires_grad else None)
+            (to_device(p.data, device), None if p._grad is None else to_device(p._grad, device))
             for p in params
         ]
         for param, (data, grad) in zip(params, moved):
@@ -262,6 +272,11 @@ class Module:
 
     def type(self, dtype: Any) -> Module:
         """Convert every parameter to dtype (for example np.float64); gradients are reset."""
+        if np.dtype(dtype).kind != "f":  # checked first: a half-converted model could not be undone
+            raise DTypeError(
+                f"{type(self).__name__}.type: parameters hold floating-point data, got {np.dtype(dtype)}; "
+                "use np.float32 or np.float64"
+            )
         for param in self.parameters():
             param.data = param.data.astype(dtype)
             param.grad = None

@@ -28,7 +28,7 @@ class Adam(Optimizer):
         weight_decay: float = 0.0,
         amsgrad: bool = False,
     ) -> None:
-        defaults = dict(lr=lr, betas=tuple(betas), eps=eps, weight_decay=weight_decay, amsgrad=amsgrad)
+        defaults = dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay, amsgrad=amsgrad)
         super().__init__(params, defaults)
 
     def _check_group(self, group: dict) -> None:
@@ -36,7 +36,11 @@ class Adam(Optimizer):
             raise ValueError(f"Adam: invalid learning rate {group['lr']} (must be >= 0)")
         if group["eps"] < 0:
             raise ValueError(f"Adam: invalid eps {group['eps']} (must be >= 0)")
-        for index, beta in enumerate(group["betas"]):
+        betas = group["betas"]
+        if not isinstance(betas, (tuple, list)) or len(betas) != 2:
+            raise ValueError(f"Adam: betas must be a pair (beta1, beta2), got {betas!r}")
+        group["betas"] = tuple(betas)
+        for index, beta in enumerate(betas):
             if not 0.0 <= beta < 1.0:
                 raise ValueError(f"Adam: invalid beta at index {index}: {beta} (must be in [0, 1))")
         if group["weight_decay"] < 0:

@@ -99,15 +99,21 @@ class Optimizer:
 
         A parameter no backward has reached (its gradient is None, or was set to None) is skipped,
         as torch.optim skips it: a zero gradient would still move it through weight decay,
-        momentum or Adam's running averages. A frozen one (requires_grad False) is skipped too, as
+        momentum or Adam's running averages. (Reading ``.grad`` first makes it zeros, as v0.1.3's
+        were, and the step then counts them.) A frozen one (requires_grad False) is skipped too, as
         in torch.optim: freeze layers before or after making the optimizer, unfreeze them later.
         """
         return [p for p in params if p.requires_grad and p._grad is not None]
 
     def zero_grad(self) -> None:
-        """Set every gradient that exists to zero, in place (PyTorch's zero_grad(set_to_none=False))."""
-        for param in self._trained(self._params()):
-            param._grad[...] = 0
+        """Set every gradient that exists to zero, in place (PyTorch's zero_grad(set_to_none=False)).
+
+        A frozen parameter's too, as in torch: a gradient kept through frozen steps would be stepped
+        on once the parameter is unfrozen.
+        """
+        for param in self._params():
+            if param._grad is not None:
+                param._grad[...] = 0
 
     def step(self) -> None:
         """Update the parameters from their .grad (subclasses)."""

@@ -1,0 +1,94 @@
+"""Which gradients zero_grad touches, and settings refused before anything changes (optim and nn.Module)."""
+
+import numpy as np
+import pytest
+from test_optim import OPTIMIZERS_THAT_MOVE_ZERO_GRADS, one_unused_param_run
+
+import varfunc.nn as nn
+import varfunc.optim as optim
+from varfunc import DTypeError, Variable
+
+
+class Holder(nn.Module):
+    """A Module whose parameters are the given Variables (one_unused_param_run makes plain ones)."""
+
+    def __init__(self, params):
+        super().__init__()
+        for index, param in enumerate(params):
+            self._parameters[f"p{index}"] = param
+
+
+@pytest.mark.parametrize("name, config", OPTIMIZERS_THAT_MOVE_ZERO_GRADS, ids=str)
+def test_module_zero_grad_makes_no_gradient_for_a_parameter_no_backward_reached(name, config):
+    """Module.zero_grad before any backward made zeros, which weight decay and Adam then stepped on."""
+
+    def make(params):
+        make.module = Holder(params)
+        return getattr(optim, name)(params, **config)
+
+    by_optimizer = one_unused_param_run(make, lambda o: o.zero_grad())
+    by_module = one_unused_param_run(make, lambda o: make.module.zero_grad())
+    assert [t[2] for t in by_module[:3]] == [3.0, 3.0, 3.0]  # b: untouched until a backward reaches it
+    np.testing.assert_array_equal(by_module, by_optimizer)
+
+
+@pytest.mark.parametrize("zero_grad", ["optimizer", "module"])
+def test_zero_grad_clears_a_frozen_parameters_gradient_as_torch_does(zero_grad):
+    w = nn.Parameter(np.ones(2))
+    model = Holder([w, nn.Parameter(np.ones(1))])
+    optimizer = optim.SGD([w], lr=0.1)
+    (w * 5).sum().backward()
+    optimizer.step()  # w = 1 - 0.1 * 5
+    w.requires_grad = False
+    (optimizer if zero_grad == "optimizer" else model).zero_grad()
+    w.requires_grad = True
+    (w * 1).sum().backward()
+    optimizer.step()  # torch: 0.5 - 0.1 * 1; a gradient kept while frozen gave 0.5 - 0.1 * 6
+    np.testing.assert_allclose(w.data, [0.4, 0.4])
+
+
+def test_moving_a_model_makes_no_gradients_and_keeps_a_frozen_ones():
+    model = nn.Linear(3, 2)
+    model.to("cpu")
+    assert model.weight._grad is None and model.bias._grad is None
+    model(Variable(np.ones((1, 3), np.float32))).sum().backward()
+    model.weight.requires_grad = False
+    model.to("cpu")
+    np.testing.assert_array_equal(model.weight._grad, np.ones((2, 3)))
+
+
+@pytest.mark.parametrize(
+    "betas, words",
+    [
+        ((0.9, 0.99, 0.5), r"Adam: betas must be a pair \(beta1, beta2\), got \(0.9, 0.99, 0.5\)"),
+        ((0.9,), r"got \(0.9,\)"),
+        (0.9, "got 0.9"),
+        ((0.9, 1.0), r"invalid beta at index 1: 1.0"),
+    ],
+)
+def test_adam_refuses_betas_that_are_not_a_pair_before_any_step(betas, words):
+    a, b = Variable(np.ones(2)), Variable(np.ones(2))
+    with pytest.raises(ValueError, match=words):
+        optim.Adam([a], betas=betas)
+    optimizer = optim.Adam([a], lr=0.1)
+    with pytest.raises(ValueError, match=words):
+        optimizer.add_param_group({"params": [b], "betas": betas})
+    assert len(optimizer.param_groups) == 1
+    assert optim.Adam([b], betas=[0.8, 0.9]).param_groups[0]["betas"] == (0.8, 0.9)
+
+
+def test_module_type_refuses_a_non_float_dtype_before_converting_anything():
+    model = nn.Linear(2, 2)
+    model.weight.requires_grad = False
+    with pytest.raises(DTypeError, match="Linear.type: parameters hold floating-point data, got int64"):
+        model.type(np.int64)
+    assert model.weight.dtype == np.float32 and model.bias.dtype == np.float32
+    assert model.type(np.float64).weight.dtype == np.float64
+
+
+def test_parameter_and_linear_name_what_they_need():
+    with pytest.raises(DTypeError, match=r"Parameter: int64 data .* or pass requires_grad=False"):
+        nn.Parameter(np.arange(3))
+    assert not nn.Parameter(np.arange(3), requires_grad=False).requires_grad
+    with pytest.raises(ValueError, match="Linear: in_features must be a positive integer, got True"):
+        nn.Linear(True, 3)
