@@ -116,8 +116,8 @@ def test_the_message_names_the_input_and_the_element(rng):
     assert "1 place" in message
     rows = [line for line in message.splitlines() if re.match(r"\s+\d", line)]
     assert len(rows) == 1
-    # input 1, element (1, 2), output element 5 (= (1, 2) flattened), analytical off by 0.5
-    assert re.match(r"\s+1\s+\(1, 2\)\s+5\s", rows[0]), rows[0]
+    # input 1, element (1, 2), output 0's element (1, 2), analytical off by 0.5
+    assert re.match(r"\s+1\s+\(1,2\)\s+0:\(1,2\)\s", rows[0]), rows[0]
     analytical, numerical = map(float, rows[0].split()[-2:])
     assert analytical - numerical == pytest.approx(0.5, abs=1e-6)
 
@@ -151,10 +151,10 @@ def test_multiple_outputs(rng):
     assert vf.gradcheck(lambda x, y: TwoOutputs()(x, y), (a, b))
     with pytest.raises(GradcheckError) as info:
         vf.gradcheck(lambda x, y: TwoOutputs(wrong_second=True)(x, y), (a, b))
-    # Only output element 6 (the sum, after the 6 elements of the product) is wrong, for input 0.
+    # Only output 1 (the sum) is wrong, for input 0: alone, and with both outputs' gradients at once.
     rows = [line.split() for line in str(info.value).splitlines() if re.match(r"\s+\d", line)]
     assert {row[0] for row in rows} == {"0"}
-    assert {row[-3] for row in rows} == {"6"}
+    assert {row[-3] for row in rows} == {"1:()", "all"}
 
 
 def test_integer_outputs_are_left_out(rng):
@@ -259,3 +259,42 @@ def test_gradcheck_fails_on_nan():
     with np.errstate(invalid="ignore"):  # log of negative numbers: a nan forward, a finite backward
         with pytest.raises(GradcheckError):
             vf.gradcheck(lambda x: x.log(), (-np.arange(1.0, 4.0),))
+
+
+class DropsTheSecondGradient(Function):
+    """(2a, 3a), whose backward is right for each output alone but forgets 3 g2 when both come."""
+
+    def forward(self, a):
+        return a * 2, a * 3
+
+    def backward(self, g1, g2):
+        if g1 is None:
+            return 3 * g2
+        return 2 * g1 if g2 is not None else 2 * g1
+
+
+def test_a_backward_wrong_only_when_every_output_has_a_gradient_is_caught(rng):
+    with pytest.raises(GradcheckError) as info:
+        vf.gradcheck(lambda x: DropsTheSecondGradient()(x), (rng.standard_normal(3),))
+    rows = [line.split() for line in str(info.value).splitlines() if re.match(r"\s+\d", line)]
+    assert len(rows) == 3 and {row[2] for row in rows} == {"all"}
+    assert "a gradient for every output at once" in str(info.value)
+
+
+def test_ints_and_none_reach_fn_as_they_are(rng):
+    x = rng.standard_normal((2, 3))
+    assert vf.gradcheck(lambda a, dim: a.sum(dim), (x, 1))
+    assert vf.gradcheck(lambda a, dim, scale: a.sum(dim) * (scale or 1.0), [x, -1, None])
+    with pytest.raises(GradcheckError) as info:  # the report counts fn's arguments, ints included
+        vf.gradcheck(lambda dim, y, z: OneWrongElement()(y, z).sum(dim), (0, x, x.copy()))
+    assert {line.split()[0] for line in str(info.value).splitlines() if re.match(r"\s+\d", line)} == {"2"}
+
+
+def test_empty_inputs_and_outputs_have_nothing_to_disagree_on(rng):
+    assert vf.gradcheck(lambda a: a * 2, (np.zeros((0, 3)),))
+    assert vf.gradcheck(lambda a: a[0:0] * 2, (rng.standard_normal(3),))
+    assert vf.gradcheck(lambda a: [a * 2, a.sum()], (rng.standard_normal(3),))  # a list of outputs
+    with pytest.raises(
+        TypeError, match="gradcheck: fn must return a Variable or a tuple of Variables, got a ndarray"
+    ):
+        vf.gradcheck(lambda a: a.data * 2, (rng.standard_normal(3),))

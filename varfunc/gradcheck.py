@@ -13,9 +13,15 @@ from .variable import Variable
 
 
 def gradcheck(fn: Callable, inputs: Any, eps: float = 1e-6, atol: float = 1e-5, rtol: float = 1e-3) -> bool:
-    """True if fn's backward agrees with numerical differences; else a GradcheckError showing where."""
-    variables = _float64_leaves(inputs)
-    outputs = _differentiable(fn(*variables))
+    """True if fn's backward agrees with numerical differences; else a GradcheckError showing where.
+
+    Variables, arrays and Python floats in ``inputs`` become float64 leaves (integer arrays are
+    leaves that need no grad); ints, None and strings reach fn as they are (a dim, an option).
+    With several outputs, backward is also run once with a gradient for every output at once.
+    """
+    arguments = _float64_leaves(inputs)
+    variables = [a for a in arguments if isinstance(a, Variable)]
+    outputs = _differentiable(fn(*arguments))
     if not any(v.requires_grad for v in variables):
         raise ValueError("gradcheck: no input requires grad, so there is nothing to check")
     if not outputs:
@@ -23,26 +29,36 @@ def gradcheck(fn: Callable, inputs: Any, eps: float = 1e-6, atol: float = 1e-5, 
             "gradcheck: no output of fn requires grad; fn must compute its outputs from the inputs "
             "with Variable operations"
         )
+    checked = [(i, a) for i, a in enumerate(arguments) if isinstance(a, Variable) and a.requires_grad]
+    numerical = {i: _numerical_jacobian(fn, arguments, v, eps) for i, v in checked}
     mismatches = []
-    for i, variable in enumerate(variables):
-        if not variable.requires_grad:
-            continue
+    for i, variable in checked:
         analytical = _analytical_jacobian(outputs, variables, variable)
-        numerical = _numerical_jacobian(fn, variables, variable, eps)
-        bad = ~np.isclose(analytical, numerical, rtol=rtol, atol=atol)  # a nan on either side is bad too
-        for row, col in zip(*np.nonzero(bad)):
-            mismatches.append((i, row, col, analytical[row, col], numerical[row, col], variable.shape))
+        labels = [_output_element(outputs, c) for c in range(analytical.shape[1])]
+        mismatches += _compare(i, variable, analytical, numerical[i], labels, atol, rtol)
+    if len(outputs) > 1:  # the path where backward gets every grad_output, none of them None
+        weights = [np.random.default_rng(k).uniform(0.5, 1.5, o.shape) for k, o in enumerate(outputs)]
+        for v in variables:
+            v.grad = None
+        _weighted_sum(outputs, weights).backward()
+        together = np.concatenate([w.reshape(-1) for w in weights])[:, None]
+        for i, variable in checked:
+            analytical = to_device(variable.grad, "cpu").reshape(-1, 1)
+            mismatches += _compare(i, variable, analytical, numerical[i] @ together, ["all"], atol, rtol)
     if mismatches:
         raise GradcheckError(_report(mismatches, outputs))
     return True
 
 
 def _float64_leaves(inputs: Any) -> list:
-    """Fresh float64 leaf Variables holding copies of the inputs, on their devices (integers stay as is)."""
+    """fn's arguments: fresh float64 leaf Variables holding copies of the inputs (integers stay as is)."""
     if not isinstance(inputs, (tuple, list)):
         inputs = (inputs,)
-    leaves = []
+    arguments = []
     for x in inputs:
+        if x is None or isinstance(x, (int, str)):  # an argument, not data: a dim, an option
+            arguments.append(x)
+            continue
         if isinstance(x, Variable):
             data = x.data
         else:
@@ -50,14 +66,20 @@ def _float64_leaves(inputs: Any) -> list:
         wants_grad = x.requires_grad if isinstance(x, Variable) else data.dtype.kind == "f"
         if data.dtype.kind == "f":
             # C order: _numerical_jacobian nudges the elements through a flat view of the copy
-            leaves.append(Variable(data.astype("float64", order="C", copy=True), requires_grad=wants_grad))
+            arguments.append(Variable(data.astype("float64", order="C", copy=True), requires_grad=wants_grad))
         else:
-            leaves.append(Variable(data.copy(), requires_grad=False))
-    return leaves
+            arguments.append(Variable(data.copy(), requires_grad=False))
+    return arguments
 
 
 def _differentiable(result: Any) -> list:
-    outputs = list(result) if isinstance(result, tuple) else [result]
+    outputs = list(result) if isinstance(result, (tuple, list)) else [result]
+    for output in outputs:
+        if not isinstance(output, Variable):
+            raise TypeError(
+                f"gradcheck: fn must return a Variable or a tuple of Variables, got a "
+                f"{type(output).__name__}; compute the outputs with Variable operations"
+            )
     return [o for o in outputs if o.requires_grad]
 
 
@@ -73,38 +95,78 @@ def _analytical_jacobian(outputs: list, variables: list, variable: Variable) -> 
             seed.reshape(-1)[j] = 1
             output.backward(seed)
             columns.append(to_device(variable.grad, "cpu").reshape(-1).copy())
-    return np.stack(columns, axis=1)
+    return np.stack(columns, axis=1) if columns else np.zeros((variable.numel(), 0))
 
 
-def _numerical_jacobian(fn: Callable, variables: list, variable: Variable, eps: float) -> Any:
+def _numerical_jacobian(fn: Callable, arguments: list, variable: Variable, eps: float) -> Any:
     """Column j: (f(x + eps) - f(x - eps)) / 2 eps for output element j, one input element at a time."""
     flat = variable.data.reshape(-1)  # a view: the leaves hold C-contiguous copies
     rows = []
     for k in range(flat.size):
         original = flat[k].item()
         flat[k] = original + eps
-        plus = _output_values(fn(*variables))
+        plus = _output_values(fn(*arguments))
         flat[k] = original - eps
-        minus = _output_values(fn(*variables))
+        minus = _output_values(fn(*arguments))
         flat[k] = original
         rows.append((plus - minus) / (2 * eps))
+    if not rows:  # an empty input: no rows, one column per output element
+        return np.zeros((0, _output_values(fn(*arguments)).size))
     return np.stack(rows, axis=0)
 
 
 def _output_values(result: Any) -> Any:
-    return np.concatenate([to_device(o.data, "cpu").reshape(-1) for o in _differentiable(result)])
+    values = [to_device(o.data, "cpu").reshape(-1) for o in _differentiable(result)]
+    return np.concatenate(values) if values else np.zeros(0)
+
+
+def _weighted_sum(outputs: list, weights: list) -> Variable:
+    """sum_k (outputs[k] * weights[k]).sum(): one scalar whose backward seeds every output at once."""
+    total = None
+    for output, weight in zip(outputs, weights):
+        term = (output * Variable(to_device(weight, output.device), requires_grad=False)).sum()
+        total = term if total is None else total + term
+    return total
+
+
+def _compare(i: int, variable: Variable, analytical: Any, numerical: Any, labels: list, atol, rtol) -> list:
+    """(input, element, output label, analytical, numerical) where the two Jacobians disagree."""
+    bad = ~np.isclose(analytical, numerical, rtol=rtol, atol=atol)  # a nan on either side is bad too
+    return [
+        (i, _element(r, variable.shape), labels[c], analytical[r, c], numerical[r, c])
+        for r, c in zip(*np.nonzero(bad))
+    ]
+
+
+def _element(flat_index: int, shape: tuple) -> str:
+    """'(1,2)': the index of an element of an array of this shape, from its position in the flat array."""
+    index = np.unravel_index(flat_index, shape) if shape else ()
+    return str(tuple(int(e) for e in index)).replace(" ", "")
+
+
+def _output_element(outputs: list, column: int) -> str:
+    """'1:(0,2)': which output, and which element of it, a column of the Jacobian stands for."""
+    for k, output in enumerate(outputs):
+        if column < output.numel():
+            return f"{k}:{_element(column, output.shape)}"
+        column -= output.numel()
+    raise IndexError(column)
 
 
 def _report(mismatches: list, outputs: list) -> str:
     lines = [
         f"gradcheck: backward disagrees with numerical differences at {len(mismatches)} place(s):",
-        "  input  element        output element   analytical      numerical",
+        "  input  element        output:element   analytical      numerical",
     ]
-    for i, row, col, a, n, shape in mismatches[:8]:
-        element = np.unravel_index(row, shape) if shape else ()
-        lines.append(f"  {i:<6} {str(tuple(int(e) for e in element)):<15} {col:<16} {a:<15.6g} {n:.6g}")
+    for i, element, label, a, n in mismatches[:8]:
+        lines.append(f"  {i:<6} {element:<15} {label:<16} {a:<15.6g} {n:.6g}")
     if len(mismatches) > 8:
         lines.append(f"  ... and {len(mismatches) - 8} more")
+    if any(label == "all" for _, _, label, _, _ in mismatches):
+        lines.append(
+            "Output 'all': backward given a gradient for every output at once (each element weighted "
+            "0.5 to 1.5); if only these rows appear, check backward when no grad_output is None."
+        )
     lines.append(
         "Look at the backward of the ops that touch that input; a factor that is off everywhere "
         "often means a swapped or missing term, a gradient off only on some elements a broadcast."
