@@ -120,10 +120,9 @@ class Function(FunctionHooks, ModernFunctionNames):
         arrays = self._unpack(input)
         try:
             result = self.forward(*arrays)
-        except OverflowError as error:  # NumPy: "Python integer 300 out of bounds for uint8"
-            if not any(a.dtype.kind in "iub" for a in arrays):
-                raise  # not a number meeting an integer dtype: forward's own overflow, as it was
-            raise self._overflow_error(arrays, error) from None
+        except Exception as error:
+            self._forward_failed(input, arrays, error)  # raises a clearer error where it has one
+            raise
         raw_outputs = result if type(result) is tuple else (result,)
         dirty = self.dirty_tensors
         if dirty is not None:  # (reset only when set: a new attribute on every op costs time)
@@ -160,15 +159,26 @@ class Function(FunctionHooks, ModernFunctionNames):
                 self._save(input, arrays, outputs, raw_outputs)
         return outputs[0] if len(outputs) == 1 else outputs
 
-    def _overflow_error(self, arrays: tuple, error: OverflowError) -> DTypeError:
-        dtypes = ", ".join(str(a.dtype) for a in arrays)
-        return DTypeError(
-            f"{type(self).__name__}: {error} (input dtype{'s' if len(arrays) > 1 else ''} {dtypes}); "
-            "a number must fit the Variable's dtype: convert the data first, e.g. "
-            "Variable(x.data.astype(np.int64))"
-        )
+    def _forward_failed(self, input: tuple, arrays: tuple, error: Exception) -> None:
+        """forward raised error: count an in-place write it may have made, and explain an integer overflow."""
+        # NumPy refuses a number or a cast that does not fit before writing; its FloatingPointError
+        # (np.errstate(all="raise")) comes after the write.
+        if self.dirty_tensors is not None and not isinstance(error, (OverflowError, TypeError)):
+            self._count_in_place_change(input, self.dirty_tensors)
+        if isinstance(error, OverflowError) and any(a.dtype.kind in "iub" for a in arrays):
+            dtypes = ", ".join(str(a.dtype) for a in arrays)  # "Python integer 300 out of bounds for uint8"
+            raise DTypeError(
+                f"{type(self).__name__}: {error} (input dtype{'s' if len(arrays) > 1 else ''} {dtypes}); "
+                "a number must fit the Variable's dtype: convert the data first, e.g. "
+                "Variable(x.data.astype(np.int64))"
+            ) from None
 
     def _unpack(self, input: tuple) -> tuple:
+        if not input:
+            raise VarfuncError(
+                f"{type(self).__name__} was called with no inputs; a Function computes its outputs from "
+                "Variables (wrap a constant array as Variable(array, requires_grad=False))"
+            )
         try:
             arrays = tuple([v._data for v in input])  # a list inside: faster than a generator
         except AttributeError:
@@ -184,19 +194,39 @@ class Function(FunctionHooks, ModernFunctionNames):
     def _wrap_outputs(self, input, arrays, raw_outputs, dirty, creator) -> tuple:
         outputs = []
         for raw in raw_outputs:
-            array = raw if type(raw) is np.ndarray else as_array(raw)
+            array = raw if type(raw) is np.ndarray else self._output_array(raw)
             if dirty is not None and _is_one_of(raw, dirty):
                 outputs.append(self._rebase_dirty_input(input, raw, creator))
                 continue
-            # Every output owns its memory: a view of (or an input returned as is) is copied, so an
-            # in-place change to one Variable can never silently change another.
-            if array.base is not None or _is_one_of(array, arrays):
+            # Every output owns its memory: a view, an input returned as is or an array returned
+            # twice is copied, so an in-place change to one Variable can never silently change another.
+            if (
+                array.base is not None
+                or _is_one_of(array, arrays)
+                or (outputs and _is_one_of(raw, raw_outputs[: len(outputs)]))
+            ):
                 array = array.copy()
             output = input[0]._make_output(array, creator)
             if array.dtype.kind not in "fc":  # integers and booleans have no gradient, as in torch
                 output._requires_grad = False
             outputs.append(output)
         return tuple(outputs)
+
+    def _output_array(self, raw: Any) -> Any:
+        """An output of forward that is not a NumPy array: a NumPy scalar or a CuPy array, as an array."""
+        if raw is None or isinstance(raw, (list, dict)) or hasattr(raw, "creator"):
+            got = "a Variable (return its .data)" if hasattr(raw, "creator") else f"a {type(raw).__name__}"
+            raise DTypeError(
+                f"{type(self).__name__}.forward returned {got}; forward returns an array, or a tuple "
+                "of arrays for several outputs"
+            )
+        return as_array(raw)
+
+    def _count_in_place_change(self, input: tuple, dirty: tuple) -> None:
+        """Bump the version of each input whose array forward changed in place (mark_dirty)."""
+        for variable in input:
+            if _is_one_of(variable._data, dirty):
+                variable._version[0] += 1
 
     def _take_dirty_inputs(self, input, raw_outputs, dirty) -> None:
         """Count the in-place change of each input forward marked dirty; refuse what would go wrong.
@@ -210,8 +240,7 @@ class Function(FunctionHooks, ModernFunctionNames):
             if owner is None:
                 raise VarfuncError(f"{self!r}: mark_dirty() got an array that is not one of the inputs")
             changed.append(owner)
-        for variable in changed:
-            variable._version[0] += 1
+        self._count_in_place_change(input, dirty)
         name = type(self).__name__
         for variable in changed:
             if variable.is_leaf and variable.requires_grad:
@@ -221,10 +250,11 @@ class Function(FunctionHooks, ModernFunctionNames):
                     "(x.clone()) or on a Variable that does not require grad"
                 )
         for array in dirty:
-            if not _is_one_of(array, raw_outputs):
+            returned = sum(raw is array for raw in raw_outputs)
+            if returned != 1:
                 raise VarfuncError(
-                    f"{name}: forward marked an input dirty (mark_dirty) but did not return it; an "
-                    "in-place op must return the array it changed, as its output"
+                    f"{name}: forward marked an input dirty (mark_dirty) and returned it {returned} "
+                    "times; an in-place op returns the array it changed once, as one of its outputs"
                 )
         for position, tensor in enumerate(self.to_save or ()):  # _save would refuse these too late
             if tensor is not None and not _is_one_of(tensor, raw_outputs):
@@ -287,7 +317,7 @@ class Function(FunctionHooks, ModernFunctionNames):
             grad_input = (grad_input,)
         grad_input = self._checked_grad_input(grad_input)
         if self.backward_hooks:
-            self._run_function_hooks(grad_input, grad_output)
+            grad_input = self._run_function_hooks(grad_input, grad_output)
         return grad_input
 
     def _checked_grad_input(self, grad_input: tuple) -> tuple:

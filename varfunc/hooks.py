@@ -11,6 +11,8 @@ from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
+
 from .backend import is_array
 from .errors import ShapeError, VarfuncError
 
@@ -22,7 +24,10 @@ class FunctionHooks:
     backward_hooks: OrderedDict | None = None  # name -> (hook, output index or None)
 
     def register_hook(self, name: str, hook: Callable, variable: Any = None) -> None:
-        """Call hook(grad) for one output's gradient, or hook(grad_input, grad_output) if no variable."""
+        """Call hook(grad) for one output's gradient, or hook(grad_input, grad_output) if no variable.
+
+        What a hook returns, unless None, replaces the gradient (or the tuple grad_input) it was given.
+        """
         if not callable(hook):
             raise VarfuncError(f"register_hook({name!r}): the hook must be callable, got {hook!r}")
         if self.backward_hooks is None:
@@ -61,6 +66,8 @@ class FunctionHooks:
 
     def _checked_hook_result(self, replacement: Any, grad: Any, index: int) -> Any:
         """A hook's replacement gradient, in the gradient's dtype; an error unless an array of its shape."""
+        if isinstance(replacement, np.generic):  # g * 2 for a 0-d gradient (a loss's) is a NumPy scalar
+            replacement = np.asarray(replacement)
         if not is_array(replacement) or replacement.shape != grad.shape:
             got = replacement.shape if is_array(replacement) else f"a {type(replacement).__name__}"
             raise ShapeError(
@@ -69,7 +76,21 @@ class FunctionHooks:
             )
         return replacement if replacement.dtype == grad.dtype else replacement.astype(grad.dtype)
 
-    def _run_function_hooks(self, grad_input: tuple, grad_output: tuple) -> None:
+    def _run_function_hooks(self, grad_input: tuple, grad_output: tuple) -> tuple:
+        """Call each Function hook; one that returns a tuple replaces grad_input (checked as backward's)."""
         for hook, index in tuple(self.backward_hooks.values()):  # a hook may remove itself
             if index is None:
-                hook(grad_input, grad_output)
+                replacement = hook(grad_input, grad_output)
+                if replacement is not None:
+                    if not isinstance(replacement, tuple) or len(replacement) != len(grad_input):
+                        raise VarfuncError(
+                            f"a hook on {self!r} returned {_described(replacement)}; a Function hook "
+                            f"returns None or a tuple of {len(grad_input)} gradient(s), one per input"
+                        )
+                    if replacement:  # (a Leaf has no inputs: nothing to replace)
+                        grad_input = self._checked_grad_input(replacement)
+        return grad_input
+
+
+def _described(value: Any) -> str:
+    return f"a tuple of {len(value)}" if isinstance(value, tuple) else f"a {type(value).__name__}"

@@ -36,6 +36,6 @@ class Leaf(Function):
             grad_output = (grad_output[0].copy(),)  # a hook may have kept the array: .grad gets its own
         (grad,) = grad_output
         variable = self._variable()
-        if variable is not None:
+        if variable is not None and self.requires_grad:  # frozen after forward: no .grad, as in torch
             variable._accumulate_grad(grad)
         return ()

@@ -218,9 +218,12 @@ class Variable(VariableMethods, ModernVariableNames):
                 "(make the inputs with volatile=False to get gradients)"
             )
         if self._requires_grad is False and self.creator.requires_grad:
+            why = (
+                "integer or boolean data" if self._data.dtype.kind not in "fc" else "mark_non_differentiable"
+            )
             raise BackwardError(
-                f"backward: this output of {self.creator!r} is not differentiable (indices, masks: "
-                "mark_non_differentiable), so no gradient flows from it; call backward on the values"
+                f"backward: this output of {self.creator!r} is not differentiable ({why}: indices, "
+                "masks), so no gradient flows from it; call backward on the values"
             )
         if not self.requires_grad:
             raise BackwardError(
@@ -262,7 +265,11 @@ class Variable(VariableMethods, ModernVariableNames):
         return gradient
 
     def register_hook(self, name: str, hook: Callable) -> None:
-        """Call hook(grad) with this Variable's gradient during backward; a returned array replaces it."""
+        """Call hook(grad) with this Variable's gradient during backward; a returned array replaces it.
+
+        Return a new array rather than changing grad in place: the engine may hand the same array on
+        to other Functions.
+        """
         if self.volatile:
             raise BackwardError("register_hook: cannot register a hook on a volatile Variable")
         if not self.requires_grad:

@@ -1,0 +1,118 @@
+"""Custom Functions and hooks at their edges: outputs that share an array, in-place forwards that fail
+after writing, hooks that return replacements, leaves frozen after forward, forwards that return
+the wrong kind of thing. Each case once gave a wrong gradient or an unclear error."""
+
+import numpy as np
+import pytest
+
+from varfunc import BackwardError, DTypeError, Function, InplaceError, VarfuncError, Variable
+
+
+class SameArrayTwice(Function):
+    def forward(self, a):
+        y = a * 2
+        return y, y
+
+    def backward(self, g0, g1):
+        return 2 * ((0 if g0 is None else g0) + (0 if g1 is None else g1))
+
+
+def test_an_array_returned_twice_gives_two_outputs_that_own_their_memory():
+    x, w = Variable(np.ones(3)), Variable(np.full(3, 3.0))
+    o0, o1 = SameArrayTwice()(x)
+    z = (o1 * w).sum()
+    o0.add_(1)  # before: this changed o1 too, and Mul's saved o1 did not notice
+    np.testing.assert_array_equal(o1.data, [2.0, 2.0, 2.0])
+    z.backward()
+    np.testing.assert_array_equal(w.grad, [2.0, 2.0, 2.0])
+    np.testing.assert_array_equal(x.grad, [6.0, 6.0, 6.0])
+
+
+def test_an_in_place_op_that_fails_after_writing_still_counts_as_a_change():
+    x, w = Variable(np.array([1.0, 2.0])), Variable(np.array([1.0, 1.0]))
+    h = x * 1
+    z = (h * w).sum()  # Mul saved h
+    with np.errstate(all="raise"), pytest.raises(FloatingPointError):
+        h.div_(0.0)  # NumPy writes inf, then raises
+    assert np.isinf(h.data).all()
+    with pytest.raises(InplaceError, match="saved tensor 0"):
+        z.backward()  # before: w.grad = [inf, inf], silently
+
+
+class DirtyTwice(Function):
+    def forward(self, a):
+        self.mark_dirty(a)
+        a *= 2
+        return a, a
+
+    def backward(self, g0, g1):
+        return 2 * g0
+
+
+def test_an_in_place_forward_that_returns_its_input_twice_is_refused():
+    h = Variable(np.ones(2)) * 1
+    with pytest.raises(
+        VarfuncError, match="DirtyTwice: forward marked an input dirty .* returned it 2 times"
+    ):
+        DirtyTwice()(h)
+
+
+def test_a_hook_may_return_a_numpy_scalar_for_a_0d_gradient():
+    x = Variable(np.array([1.0, 2.0]))
+    loss = (x * x).sum()
+    loss.register_hook("double", lambda g: g * 2)  # 0-d array * 2 is a NumPy scalar
+    loss.backward()
+    np.testing.assert_array_equal(x.grad, [4.0, 8.0])
+
+
+def test_a_function_hook_may_replace_the_gradients_backward_returned():
+    x = Variable(np.array([1.0, 2.0]))
+    h = x * 3
+    h.creator.register_hook("tenfold", lambda grad_input, grad_output: tuple(g * 10 for g in grad_input))
+    h.sum().backward()
+    np.testing.assert_array_equal(x.grad, [30.0, 30.0])  # torch's grad_fn hooks do the same
+    y = x * 3
+    y.creator.register_hook("list", lambda grad_input, grad_output: [g * 10 for g in grad_input])
+    with pytest.raises(VarfuncError, match=r"returned a list; a Function hook returns None or a tuple of 1"):
+        y.sum().backward()
+
+
+def test_a_leaf_frozen_after_forward_gets_no_gradient():
+    x, w = Variable(np.array([1.0, 2.0])), Variable(np.array([3.0, 4.0]))
+    y = (x * w).sum()
+    x.requires_grad = False
+    y.backward()
+    assert x._grad is None  # as torch leaves it
+    np.testing.assert_array_equal(w.grad, [1.0, 2.0])
+
+
+class NoInputs(Function):
+    def forward(self):
+        return np.ones(2)
+
+
+class Returns(Function):
+    def __init__(self, value):
+        self.value = value
+
+    def forward(self, a):
+        return self.value(a)
+
+
+def test_forward_errors_name_the_function():
+    with pytest.raises(VarfuncError, match="NoInputs was called with no inputs"):
+        NoInputs()()
+    x = Variable(np.ones(2))
+    for value, got in [
+        (lambda a: None, "a NoneType"),
+        (lambda a: Variable(a), r"a Variable \(return its .data\)"),
+        (lambda a: [a * 2, a * 3], "a list"),
+    ]:
+        with pytest.raises(DTypeError, match=f"Returns.forward returned {got}; forward returns an array"):
+            Returns(value)(x)
+
+
+def test_backward_from_an_integer_output_says_why():
+    _, indices = Variable(np.array([[1.0, 3.0], [2.0, 0.0]])).max(1)
+    with pytest.raises(BackwardError, match=r"is not differentiable \(integer or boolean data: indices"):
+        indices.backward(np.ones(2))
