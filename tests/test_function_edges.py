@@ -106,7 +106,7 @@ def test_forward_errors_name_the_function():
     for value, got in [
         (lambda a: None, "a NoneType"),
         (lambda a: Variable(a), r"a Variable \(return its .data\)"),
-        (lambda a: [a * 2, a * 3], "a list"),
+        (lambda a: {"y": a}, "a dict"),
     ]:
         with pytest.raises(DTypeError, match=f"Returns.forward returned {got}; forward returns an array"):
             Returns(value)(x)

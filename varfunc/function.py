@@ -194,7 +194,10 @@ class Function(FunctionHooks, ModernFunctionNames):
     def _wrap_outputs(self, input, arrays, raw_outputs, dirty, creator) -> tuple:
         outputs = []
         for raw in raw_outputs:
-            array = raw if type(raw) is np.ndarray else self._output_array(raw)
+            try:
+                array = raw if type(raw) is np.ndarray else as_array(raw)  # a NumPy scalar from 0-d data
+            except DTypeError:
+                raise self._not_an_array(raw) from None
             if dirty is not None and _is_one_of(raw, dirty):
                 outputs.append(self._rebase_dirty_input(input, raw, creator))
                 continue
@@ -212,15 +215,13 @@ class Function(FunctionHooks, ModernFunctionNames):
             outputs.append(output)
         return tuple(outputs)
 
-    def _output_array(self, raw: Any) -> Any:
-        """An output of forward that is not a NumPy array: a NumPy scalar or a CuPy array, as an array."""
-        if raw is None or isinstance(raw, (list, dict)) or hasattr(raw, "creator"):
-            got = "a Variable (return its .data)" if hasattr(raw, "creator") else f"a {type(raw).__name__}"
-            raise DTypeError(
-                f"{type(self).__name__}.forward returned {got}; forward returns an array, or a tuple "
-                "of arrays for several outputs"
-            )
-        return as_array(raw)
+    def _not_an_array(self, raw: Any) -> DTypeError:
+        """The error for a forward that returned None, a Variable, a dict: anything but arrays."""
+        got = "a Variable (return its .data)" if hasattr(raw, "creator") else f"a {type(raw).__name__}"
+        return DTypeError(
+            f"{type(self).__name__}.forward returned {got}; forward returns an array, or a tuple of "
+            "arrays for several outputs"
+        )
 
     def _count_in_place_change(self, input: tuple, dirty: tuple) -> None:
         """Bump the version of each input whose array forward changed in place (mark_dirty)."""
