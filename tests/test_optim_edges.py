@@ -92,3 +92,17 @@ def test_parameter_and_linear_name_what_they_need():
     assert not nn.Parameter(np.arange(3), requires_grad=False).requires_grad
     with pytest.raises(ValueError, match="Linear: in_features must be a positive integer, got True"):
         nn.Linear(True, 3)
+
+
+def test_load_state_dict_refuses_another_optimizers_settings_and_bad_values_before_changing_anything():
+    w = Variable(np.ones(2))
+    sgd = optim.SGD([w], lr=0.1, momentum=0.9)
+    adam = optim.Adam([w], lr=0.01)
+    before = adam.state_dict()
+    with pytest.raises(ValueError, match=r"Adam.load_state_dict: group 0 has the settings \['dampening'"):
+        adam.load_state_dict(sgd.state_dict())
+    saved = adam.state_dict()
+    saved["param_groups"][0]["lr"] = -1.0
+    with pytest.raises(ValueError, match="Adam: invalid learning rate -1.0"):
+        adam.load_state_dict(saved)
+    assert adam.state_dict() == before

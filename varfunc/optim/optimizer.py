@@ -145,7 +145,7 @@ class Optimizer:
                 f"{type(self).__name__}.load_state_dict: the state dict has {len(groups)} parameter "
                 f"group(s), this optimizer {len(self.param_groups)}"
             )
-        by_index = {}
+        by_index, settings = {}, []
         for number, (saved, group) in enumerate(zip(groups, self.param_groups)):
             if len(saved["params"]) != len(group["params"]):
                 raise ValueError(
@@ -153,6 +153,14 @@ class Optimizer:
                     f"{len(saved['params'])} parameter(s) in the state dict, {len(group['params'])} here"
                 )
             by_index.update(zip(saved["params"], group["params"]))
+            settings.append({name: value for name, value in saved.items() if name != "params"})
+            if set(settings[-1]) != set(self.defaults):
+                raise ValueError(
+                    f"{type(self).__name__}.load_state_dict: group {number} has the settings "
+                    f"{sorted(settings[-1])}, a {type(self).__name__} has {sorted(self.defaults)}; "
+                    f"load a state dict that a {type(self).__name__} saved"
+                )
+            self._check_group(settings[-1])  # saved values are checked as new ones are
         new_state = {}
         for key, saved in state_dict["state"].items():
             param = by_index.get(int(key))
@@ -174,10 +182,8 @@ class Optimizer:
                     value = copy.deepcopy(value)
                 entry[name] = value
             new_state[param] = entry
-        for saved, group in zip(groups, self.param_groups):
-            for name, value in saved.items():
-                if name != "params":
-                    group[name] = value
+        for checked, group in zip(settings, self.param_groups):
+            group.update(checked)
         self.state = new_state
 
     def __repr__(self) -> str:
