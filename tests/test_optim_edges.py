@@ -106,3 +106,15 @@ def test_load_state_dict_refuses_another_optimizers_settings_and_bad_values_befo
     with pytest.raises(ValueError, match="Adam: invalid learning rate -1.0"):
         adam.load_state_dict(saved)
     assert adam.state_dict() == before
+
+
+def test_a_module_with_settings_and_children_prints_as_torch_does():
+    class Block(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = nn.Linear(2, 1)
+
+        def extra_repr(self):
+            return "k=1"
+
+    assert repr(Block()) == "Block(\n  k=1\n  (fc): Linear(in_features=2, out_features=1, bias=True)\n)"

@@ -298,10 +298,11 @@ class Module:
 
     def __repr__(self) -> str:
         lines = [f"({name}): " + repr(module).replace("\n", "\n  ") for name, module in self._modules.items()]
-        head = f"{type(self).__name__}({self.extra_repr()}"
         if not lines:
-            return head + ")"
-        return head + "\n  " + "\n  ".join(lines) + "\n)"
+            return f"{type(self).__name__}({self.extra_repr()})"
+        if self.extra_repr():  # on lines of its own before the sub-Modules, as torch prints it
+            lines = self.extra_repr().split("\n") + lines
+        return f"{type(self).__name__}(\n  " + "\n  ".join(lines) + "\n)"
 
 
 def save(obj: Any, path: Any) -> None:
