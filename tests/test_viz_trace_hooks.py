@@ -58,6 +58,32 @@ def test_a_hook_that_returns_none_and_a_function_hook():
     assert len(seen) == 2 and np.array_equal(x.grad, [3.0, 3.0])
 
 
+def test_a_function_hook_that_replaces_grad_input_is_told_apart_from_backward():
+    x, w = vf.Variable(np.array([1.0, 2.0])), vf.Variable(np.array([3.0, 4.0]))
+    y = x * w
+    y.creator.register_hook("fh", lambda grad_input, grad_output: (grad_input[0] * 0 + 99, grad_input[1]))
+    recording = trace(y.sum(), params={"x": x, "w": w})
+    assert recording.lines[6:9] == [
+        "  6 hook 'fh' on Mul#2 saw grad_input [3, 4], [1, 2] and grad_output [1, 1]; it returned "
+        "[99, 99], [1, 2] in its place",
+        "  7 Mul#2.backward([1, 1]) -> [3, 4], [1, 2], replaced by its hook with [99, 99], [1, 2]",
+        "  8 Mul#2 sends [99, 99] to x",
+    ]
+    assert np.array_equal(x.grad, [99.0, 99.0])
+
+
+def test_a_leaf_that_keeps_no_gradient_says_so():
+    x, w = vf.Variable(np.array([1.0, 2.0])), vf.Variable(np.array([3.0, 4.0]))
+    loss = (x * w).sum()
+    x.requires_grad = False  # frozen after forward
+    assert trace(loss, params={"x": x, "w": w}).lines[-1] == (
+        " 14 x: requires_grad is False now, so .grad stays as it was"
+    )
+    assert x._grad is None
+    gone = (vf.Variable(np.ones(2)) * 2).sum()  # its leaf's Variable is freed at once
+    assert trace(gone).lines[-1].endswith(": its Variable no longer exists, so no .grad gets [2, 2]")
+
+
 def test_trace_puts_the_original_hooks_back():
     x, y, loss = hooked()
     hooks = {name: entry for name, entry in y.creator.backward_hooks.items()}

@@ -36,11 +36,22 @@ def hooks_recorded(functions: list, log: EventLog) -> Iterator[None]:
 
 def _recording_hook(fn: Any, name: str, hook: Callable, index: int | None, log: EventLog) -> Callable:
     """hook, with a ``hook`` event recorded each time it runs."""
-    if index is None:  # a function hook: hook(grad_input, grad_output), its result is ignored
+    if (
+        index is None
+    ):  # a function hook: hook(grad_input, grad_output); a tuple it returns replaces grad_input
 
         def function_hook(grad_input: tuple, grad_output: tuple) -> Any:
-            log.record("hook", fn, name=name, output_nr=None, grad_input=grad_input, grad_output=grad_output)
-            return hook(grad_input, grad_output)
+            replacement = hook(grad_input, grad_output)
+            log.record(
+                "hook",
+                fn,
+                name=name,
+                output_nr=None,
+                grad_input=grad_input,
+                grad_output=grad_output,
+                replacement=replacement,
+            )
+            return replacement
 
         return function_hook
 

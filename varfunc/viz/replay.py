@@ -75,6 +75,7 @@ class _State:
     done: set = field(default_factory=set)
     sends_left: list = field(default_factory=list)  # needed edges of the running Function, in order
     received: list = field(default_factory=list)  # its grad_output, as its hooks left it
+    backward_gave: tuple | None = None  # what backward returned, when a Function hook replaced it
     slot: int = 0  # the output slot the last gradient was sent to
 
 
@@ -163,9 +164,13 @@ class Recording:
 
     def _on_hook(self, s: _State, fn: Any, d: dict) -> str:
         where = f"hook {d['name']!r} on {self.name(fn)}"
-        if d["output_nr"] is None:  # a function hook: it sees both sides and changes nothing
+        if d["output_nr"] is None:  # a function hook: it sees both sides, and may replace grad_input
             grad_input, grad_output = _join(d["grad_input"]), _join(d["grad_output"])
-            return f"{where} saw grad_input {grad_input} and grad_output {grad_output}"
+            line = f"{where} saw grad_input {grad_input} and grad_output {grad_output}"
+            if d["replacement"] is None:
+                return line
+            s.backward_gave = d["grad_input"]
+            return f"{line}; it returned {_join(d['replacement'])} in its place"
         j, before, after = d["output_nr"], d["grad"], d["grad_after"]
         if _same(before, after):
             return f"{where} output {j}: {array_text(before)} (unchanged)"
@@ -176,13 +181,21 @@ class Recording:
     def _on_called_backward(self, s: _State, fn: Any, d: dict) -> str:
         s.done.add(fn)
         s.sends_left = [e for e in self.view.inputs.get(fn, []) if e.needed]
-        return f"{self.name(fn)}.backward({_join(s.received)}) -> {_join(d['grad_input'])}"
+        gave, s.backward_gave = s.backward_gave, None
+        line = f"{self.name(fn)}.backward({_join(s.received)}) -> "
+        if gave is None:
+            return line + _join(d["grad_input"])
+        return line + f"{_join(gave)}, replaced by its hook with {_join(d['grad_input'])}"
 
     def _on_accumulated(self, s: _State, fn: Any, d: dict) -> str:
         s.done.add(fn)
         s.sends_left = []
         if fn in self.grads_after:
             s.grads_after[(fn, 0)] = f".grad = {array_text(self.grads_after[fn])}"
+        if not fn.requires_grad:  # frozen after forward: the Leaf keeps nothing
+            return f"{self.name(fn)}: requires_grad is False now, so .grad stays as it was"
+        if fn.variable is None:
+            return f"{self.name(fn)}: its Variable no longer exists, so no .grad gets {_join(s.received)}"
         return f"{self.name(fn)}: .grad += {_join(s.received)}"
 
     def _on_sent_gradient(self, s: _State, fn: Any, d: dict) -> str:
