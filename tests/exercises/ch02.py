@@ -1,5 +1,17 @@
 """Plausible wrong answers to chapter 02's exercises: each must fail its check."""
 
+ALWAYS_EQUAL = """
+class Anything(str):
+    def __eq__(self, other):
+        return True
+
+    def __ne__(self, other):
+        return False
+
+def describe(v):
+    return Anything("?")
+"""
+
 WRONG_ANSWERS = {
     "ch02.make_param": [
         (
@@ -29,6 +41,7 @@ WRONG_ANSWERS = {
         ),
     ],
     "ch02.describe": [
+        ("an object of its own class that equals everything", ALWAYS_EQUAL),
         (
             "today's rule: a leaf is a Variable whose creator is None",
             "def describe(v):\n"

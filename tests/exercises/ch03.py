@@ -143,8 +143,33 @@ class Mul(Function):
         return grad_a, sum_to_shape(grad_output * self.a, self.b.shape)
 """
 
+MUL_THE_KITS = "from varfunc.functions.basic_ops import Mul\n"
+
+MUL_INHERITS_THE_KITS = """
+from varfunc.functions import basic_ops
+
+class Mul(basic_ops.Mul):
+    pass
+"""
+
+MUL_WRITES_INTO_GRAD_OUTPUT = """
+class Mul(Function):
+    def forward(self, a, b):
+        self.save_for_backward(a, b)
+        return a * b
+
+    def backward(self, grad_output):
+        a, b = self.saved_tensors
+        grad_a = sum_to_shape(grad_output * b, a.shape)
+        grad_output *= a  # right values, but the caller's array changes
+        return grad_a, sum_to_shape(grad_output, b.shape)
+"""
+
 WRONG_ANSWERS = {
     "ch03.mul": [
+        ("the kit's own Mul, imported", MUL_THE_KITS),
+        ("a subclass that inherits the kit's forward and backward", MUL_INHERITS_THE_KITS),
+        ("backward writes into grad_output", MUL_WRITES_INTO_GRAD_OUTPUT),
         ("swapped gradients: g*a for a and g*b for b", MUL_SWAPPED),
         ("forgot to sum over broadcast dims", MUL_NO_SUM),
         ("kept a and b as attributes instead of save_for_backward", MUL_ATTRIBUTES),

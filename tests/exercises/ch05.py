@@ -187,6 +187,7 @@ class MyMatmul(Function):
 
 WRONG_ANSWERS = {
     "ch05.sigmoid": [
+        ("the kit's own Sigmoid", "from varfunc.functions.pointwise import Sigmoid as MySigmoid\n"),
         ("backward forgets the (1 - y) factor", SIGMOID_MISSING_ONE_MINUS_Y),
         ("saves the input and applies y (1 - y) to it", SIGMOID_FORMULA_ON_INPUT),
         ("tanh's derivative 1 - y^2", SIGMOID_TANH_DERIVATIVE),
@@ -194,6 +195,10 @@ WRONG_ANSWERS = {
         ("backward forgets to multiply by grad_output", SIGMOID_FORGETS_GRAD_OUTPUT),
     ],
     "ch05.broadcast": [
+        (
+            "the kit's own sum_to_shape",
+            "from varfunc.functions.utils import sum_to_shape as my_sum_to_shape\n" + BROADCAST_MUL,
+        ),
         ("sums only the leading dims", SUM_LEADING_ONLY),
         ("sums only the stretched size-1 dims", SUM_STRETCHED_ONLY),
         ("sums the stretched dims without keepdims", SUM_WITHOUT_KEEPDIMS),

@@ -16,6 +16,12 @@ class MomentumSGD:
 WRONG_ANSWERS = {
     "ch08.momentum_sgd": [
         (
+            "returns the kit's own SGD",
+            "from varfunc.optim import SGD\n\n"
+            "def MomentumSGD(params, lr, momentum):\n"
+            "    return SGD(list(params), lr=lr, momentum=momentum)\n",
+        ),
+        (
             "the first buffer is the .grad array itself (zero_grad wipes it)",
             _MOMENTUM_HEAD
             + """

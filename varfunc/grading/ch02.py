@@ -8,7 +8,7 @@ import numpy as np
 
 from ..leaf import Leaf
 from ..variable import Variable
-from .core import CheckFailed, exercise, expect_close, expect_equal
+from .core import SECRET, CheckFailed, exercise, expect_close, expect_equal
 
 
 def _param_cases() -> list[tuple[str, Any, np.dtype, np.ndarray]]:
@@ -112,12 +112,13 @@ def check_predict_grad(ns: dict) -> None:
     a_grad, b_grad = _run_prediction_code()
     predicted_a, predicted_b = ns["predicted_a_grad"], ns["predicted_b_grad"]
     if predicted_a is None:
-        raise CheckFailed("a.grad", a_grad, None, "a holds floats, so it requires grad and has a .grad")
+        raise CheckFailed("a.grad", SECRET, None, "a holds floats, so it requires grad and has a .grad")
     expect_close(
         "a.grad after the two backward calls",
         np.asarray(predicted_a, dtype=float),
         a_grad,
         "each backward call adds into .grad; it does not replace it",
+        secret=True,
     )
     if b_grad is None and predicted_b is not None:
         raise CheckFailed(

@@ -68,8 +68,11 @@ def _check_binary_op(namespace: dict, name: str, reference: Callable, formulas: 
             f"{case}: forward value", out.data, expected, f"forward computes {formulas.split(';')[0]}"
         )
         g = np.random.default_rng(100 + seed).uniform(-1.0, 1.0, expected.shape)
+        seed_gradient = (
+            g.copy()
+        )  # backward gets a copy: one that writes into grad_output must not move the reference
         try:
-            out.backward(g)
+            out.backward(seed_gradient)
         except ShapeError as error:
             raise CheckFailed(
                 f"{case}: backward",
@@ -77,6 +80,14 @@ def _check_binary_op(namespace: dict, name: str, reference: Callable, formulas: 
                 str(error),
                 "sum the gradient over the dimensions that broadcasting added or stretched (sum_to_shape)",
             ) from None
+        if not np.array_equal(seed_gradient, g):
+            raise CheckFailed(
+                f"{case}: grad_output after backward",
+                "unchanged",
+                "changed in place",
+                "compute new arrays (grad_output * b); never write into grad_output: the engine may hand "
+                "the same array to other Functions",
+            )
         num_a, num_b = numerical_grads(reference, a_data, b_data, g)
         expect_close(f"{case}: gradient for a", a.grad, num_a, formulas, rtol=1e-4, atol=1e-6)
         expect_close(f"{case}: gradient for b", b.grad, num_b, formulas, rtol=1e-4, atol=1e-6)

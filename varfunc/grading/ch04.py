@@ -61,7 +61,8 @@ def check_dependencies(namespace: dict) -> None:
         "the nodes in predicted_counts",
         sorted(got),
         sorted(expected),
-        "one entry per Function the engine reaches",
+        f"one entry per Function the engine reaches ({len(expected)} of them), named as in the drawing",
+        secret=True,
     )
     for name in expected:
         expect_equal(
@@ -69,6 +70,7 @@ def check_dependencies(namespace: dict) -> None:
             got[name],
             expected[name],
             "count every consumer that will send a gradient to that output, once per use; the root has none",
+            secret=True,
         )
     order = trace(loss, params=params).visit_order
     expect_equal(
@@ -76,6 +78,7 @@ def check_dependencies(namespace: dict) -> None:
         list(namespace["predicted_order"]),
         order,
         "the ready list is a stack: the Function pushed last is popped first",
+        secret=True,
     )
 
 

@@ -104,7 +104,8 @@ def check_matmul(ns: dict) -> None:
             f"gradcheck ({n}x{m}) @ ({m}x{p})",
             lambda u, v: MyMatmul()(u, v),
             [a, b],
-            "grad_a = g @ b.T (shape n x m), grad_b = a.T @ g (shape m x p)",
+            "each gradient has its input's shape: grad_a is (n x m), grad_b is (m x p); which product "
+            "of g (n x p) with the other input, transposed or not, gives that shape?",
         )
     a, b = rng.normal(size=(2, 3)), rng.normal(size=(3, 4))
     for needs_a, needs_b in [(True, False), (False, True)]:

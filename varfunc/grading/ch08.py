@@ -9,7 +9,7 @@ import numpy as np
 from ..nn import Linear, ReLU, Sequential, cross_entropy
 from ..optim import SGD, Adam
 from ..variable import Variable
-from .core import CheckFailed, exercise, expect_close
+from .core import CheckFailed, exercise, expect_close, kits_own
 
 _MOMENTUM_HINT = (
     "per parameter: buf = copy of g on the first step, then buf = momentum * buf + g; "
@@ -24,6 +24,9 @@ def _momentum_case(make: Callable, case: str, shapes: list, lr: float, momentum:
     mine = [Variable(a.copy(), requires_grad=True) for a in start]
     theirs = [Variable(a.copy(), requires_grad=True) for a in start]
     optimizer = make((p for p in mine), lr=lr, momentum=momentum)  # a generator, as model.parameters()
+    borrowed = kits_own(type(optimizer), methods=("step",))
+    if borrowed:
+        raise CheckFailed(f"{case}: the optimizer's step", "your own step()", borrowed, _MOMENTUM_HINT)
     reference = SGD(theirs, lr=lr, momentum=momentum)
     for step in range(1, steps + 1):
         grads = [rng.standard_normal(shape) for shape in shapes]

@@ -84,6 +84,25 @@ class Verdict:
         return "\n".join(lines)
 
 
+def kits_own(answer: Any, methods: tuple = ("forward", "backward")) -> str:
+    """The kit's name for answer if it is (or inherits these methods from) the kit's own code, else ''."""
+    if isinstance(answer, type):
+        for method in methods:
+            owner = next((c for c in answer.__mro__ if method in c.__dict__), None)
+            if owner is not None and _from_the_kit(owner) and owner.__module__ != "varfunc.function":
+                return f"{owner.__module__}.{owner.__qualname__}.{method}"
+    if callable(answer) and _from_the_kit(answer):
+        return f"{answer.__module__}.{getattr(answer, '__qualname__', type(answer).__name__)}"
+    return ""
+
+
+def _from_the_kit(obj: Any) -> bool:
+    return (getattr(obj, "__module__", None) or "").startswith("varfunc.")
+
+
+SECRET = "(not shown: work it out)"
+
+
 def show(value: Any) -> str:
     """A short, deterministic text for a value in a verdict (arrays with 4 significant digits)."""
     data = value.data if isinstance(value, Variable) else value
@@ -116,6 +135,12 @@ def evaluate(exercise_id: str, namespace: dict) -> Verdict:
         return Verdict(
             ex, False, f"{', '.join(missing)} not defined", hint="run the exercise cell above first"
         )
+    for name in ex.needs:
+        borrowed = kits_own(namespace[name])
+        if borrowed:
+            return Verdict(
+                ex, False, f"{name} is the kit's own {borrowed}", hint=f"write {name} yourself, in the cell"
+            )
     try:
         ex.run(namespace)
     except CheckFailed as failure:
@@ -166,11 +191,13 @@ def expect_close(
     rtol: float = 1e-6,
     atol: float = 1e-8,
     at: tuple[str, Any] | None = None,
+    secret: bool = False,
 ) -> None:
     """CheckFailed unless got has expected's shape and values (within tolerance).
 
     at: (name, the input values), one per element: the verdict then names the worst element by its
     input and shows both values to 12 digits, where printed arrays would round them alike.
+    secret: a prediction's answer, which the verdict must not show.
     """
     got_array = np.asarray(got.data if isinstance(got, Variable) else got)
     expected_array = np.asarray(expected)
@@ -180,7 +207,7 @@ def expect_close(
     if not close.all():
         if at is not None:
             case += ", " + _worst(got_array, expected_array, close, rtol, atol, at)
-        raise CheckFailed(case, expected_array, got_array, hint)
+        raise CheckFailed(case, SECRET if secret else expected_array, got_array, hint)
 
 
 def _worst(got: Any, expected: Any, close: Any, rtol: float, atol: float, at: tuple[str, Any]) -> str:
@@ -194,10 +221,30 @@ def _worst(got: Any, expected: Any, close: Any, rtol: float, atol: float, at: tu
     return f"worst at {name} = {value:g}: expected {want:.12g}, got {have:.12g}"
 
 
-def expect_equal(case: str, got: Any, expected: Any, hint: str = "") -> None:
-    """CheckFailed unless got == expected."""
+def expect_equal(case: str, got: Any, expected: Any, hint: str = "", secret: bool = False) -> None:
+    """CheckFailed unless got == expected (secret: a prediction's answer, not shown)."""
+    if not _is_plain(got):
+        raise CheckFailed(
+            case,
+            "Python's or NumPy's own values (str, int, list, ...)",
+            f"an object of your own class {type(got).__name__}",
+            "return plain values",
+        )
     if got != expected:
-        raise CheckFailed(case, expected, got, hint)
+        raise CheckFailed(case, SECRET if secret else expected, got, hint)
+
+
+def _is_plain(value: Any) -> bool:
+    """True for Python's, NumPy's and the kit's own values, and containers of them: their == is not
+    the student's (a class of the student's could make == always true)."""
+    module = type(value).__module__
+    if module != "builtins" and not module.startswith(("numpy", "varfunc")):
+        return False
+    if isinstance(value, dict):
+        return all(_is_plain(k) and _is_plain(v) for k, v in value.items())
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return all(_is_plain(v) for v in value)
+    return True
 
 
 def expect_raises(case: str, error: type, call: Callable[[], Any], hint: str = "") -> None:

@@ -1,0 +1,33 @@
+"""A prediction exercise's verdict never shows the answer: a wrong guess learns that it is wrong, and
+a hint, but not what to write instead (the answer itself is for the student to work out)."""
+
+import pytest
+
+from varfunc.grading import evaluate
+from varfunc.grading.core import SECRET
+
+
+@pytest.mark.parametrize(
+    "exercise, namespace, answer",
+    [
+        ("ch02.predict_grad", {"predicted_a_grad": [0.0, 0.0], "predicted_b_grad": None}, "3.5"),
+        ("ch02.predict_grad", {"predicted_a_grad": None, "predicted_b_grad": None}, "3.5"),
+        (
+            "ch06.accumulate",
+            {"grad_after_one": [0.0] * 3, "grad_after_two": [0.0] * 3, "grad_after_reset": [0.0] * 3},
+            "-4",
+        ),
+        ("ch06.inplace", {"predicted_raises": {"A"}}, "runs without error"),
+        ("ch10.double_count", {"wrong_orders": set(), "naive_grad_a": 0.0}, "naive"),
+    ],
+)
+def test_a_wrong_prediction_is_told_so_without_the_answer(exercise, namespace, answer):
+    verdict = evaluate(exercise, namespace)
+    assert not verdict.passed
+    assert verdict.expected == SECRET and answer not in str(verdict)
+
+
+def test_the_inplace_verdict_counts_the_wrong_predictions_without_naming_them():
+    verdict = evaluate("ch06.inplace", {"predicted_raises": set("ABCDEFG")})
+    assert verdict.case == "3 of the 7 predictions are wrong" and "snippet A" not in str(verdict)
+    assert all(f"{letter}: " in verdict.hint for letter in "ABCDEFG")  # every hint, no verdict per letter
