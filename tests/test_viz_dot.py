@@ -252,3 +252,17 @@ def test_a_graph_past_max_nodes_is_not_rendered_but_described():
         picture.png()
     assert picture.source.count("MulConstant#") == 500  # the DOT text is still there
     assert not draw(y, max_nodes=501).refused and not draw(y, max_nodes=None).refused
+
+
+def test_modern_style_starts_at_a_roots_grad_fn_which_a_leaf_or_an_index_output_has_not():
+    m = vf.Variable(np.array([[1.0, 5.0], [7.0, 3.0]]))
+    values, indices = m.max(dim=1)
+    for root in (indices, m):  # torch: grad_fn is None for both, so torchviz draws one node
+        picture = draw(root, style="modern")
+        assert "Backward" not in picture.source and "AccumulateGrad" not in picture.source
+        assert picture.summary().startswith("graph of output (modern names): 0 Functions, 0 leaves")
+    loss = (m * vf.Variable(np.ones((2, 2)), requires_grad=False)).sum()  # the constant is no modern node
+    assert draw(loss).summary().splitlines()[0].endswith("(v0.1 names): 2 Functions, 2 leaves")
+    assert (
+        draw(loss, style="modern").summary().splitlines()[0].endswith("(modern names): 2 Functions, 1 leaf")
+    )

@@ -167,3 +167,12 @@ def test_frames_are_refused_past_max_nodes_but_the_log_is_not():
     assert len(trace(y, max_nodes=4).frames) == 15
     with pytest.raises(GraphTooLarge):
         trace(chain(3)[1], max_nodes=3).frames  # noqa: B018
+
+
+def test_trace_checks_its_arguments_before_backward_runs():
+    x = vf.Variable(np.ones(2))
+    with pytest.raises(ValueError, match=r"style must be one of \('v0.1', 'modern'\), got 'Modern'"):
+        trace((x * 2).sum(), style="Modern")
+    with pytest.raises(TypeError, match="trace: loss must be one Variable to run backward from, got list"):
+        trace([(x * 2).sum()])
+    assert x._grad is None  # no backward ran

@@ -64,12 +64,18 @@ def quote(text: str) -> str:
 
 @dataclass
 class DotOptions:
+    """How a graph is drawn: its names (``style``) and what each node shows."""
+
     style: str = "v0.1"
     show_shapes: bool = False
     show_values: bool = False
     show_grads: bool = False
     show_saved: bool = False
     legend: bool = False
+
+    def __post_init__(self) -> None:
+        if self.style not in STYLES:
+            raise ValueError(f"style must be one of {STYLES}, got {self.style!r}")
 
 
 @dataclass
@@ -103,8 +109,6 @@ def _node(node_id: str, label: str, fill: str, **attrs: str) -> str:
 
 class _Builder:
     def __init__(self, view: GraphView, options: DotOptions, overlay: Overlay | None) -> None:
-        if options.style not in STYLES:
-            raise ValueError(f"style must be one of {STYLES}, got {options.style!r}")
         self.view = view
         self.o = options
         self.overlay = overlay or Overlay()
@@ -278,13 +282,13 @@ def build_dot(view: GraphView, options: DotOptions | None = None, overlay: Overl
 
 def summary(view: GraphView, style: str = "v0.1") -> str:
     """A plain-text description: one line per Function, output first, with its inputs."""
-    leaves = [fn for fn in view.functions if view.is_leaf(fn)]
     functions = view.functions if style == "v0.1" else view.modern_functions()
+    leaves = sum(view.is_leaf(fn) for fn in functions)
     names = {fn: view.name(fn, style) for fn in functions}
     roots = ", ".join(view.variable_label(slot) for slot in view.root_slots()) or "a Variable without graph"
     lines = [
-        f"graph of {roots} ({style} names): {len(view.functions) - len(leaves)} Functions, "
-        f"{len(leaves)} {'leaf' if len(leaves) == 1 else 'leaves'}"
+        f"graph of {roots} ({style} names): {_count(len(functions) - leaves, 'Function', 'Functions')}, "
+        f"{_count(leaves, 'leaf', 'leaves')}"
     ]
     width = max((len(n) for n in names.values()), default=0)
     for fn in reversed(functions):
@@ -307,3 +311,7 @@ def summary(view: GraphView, style: str = "v0.1") -> str:
             inputs.append(text)
         lines.append(f"  {names[fn]:<{width}}  <- {', '.join(inputs) if inputs else '(nothing)'}")
     return "\n".join(lines)
+
+
+def _count(n: int, one: str, many: str) -> str:
+    return f"{n} {one if n == 1 else many}"

@@ -170,12 +170,16 @@ class GraphView:
         return list(self._consumers.get(fn, ()))
 
     def modern_functions(self) -> list:
-        """The Functions a modern walk over ``next_functions`` reaches (edges that need a gradient)."""
+        """The Functions a modern walk over ``next_functions`` reaches (edges that need a gradient).
+
+        The walk starts at each root's ``grad_fn``: none for a leaf, nor for a root that needs no
+        gradient (the indices of ``max``), as in PyTorch.
+        """
         reached = set()
         todo = []
-        for slot in self.root_slots():
-            fn = slot[0]
-            if fn.requires_grad and fn not in reached:
+        for root in self.roots:
+            fn = root.creator
+            if root.requires_grad and not self.is_leaf(fn) and fn not in reached:
                 reached.add(fn)
                 todo.append(fn)
         while todo:

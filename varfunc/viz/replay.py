@@ -25,6 +25,7 @@ import numpy as np
 
 from ..backend import to_device
 from ..engine import EventLog, ExecutionEngine
+from ..variable import Variable
 from .dot import COLORS, DotOptions, Overlay, build_dot
 from .fmt import array_text
 from .graph import GraphView, too_large
@@ -369,9 +370,12 @@ def trace(
     ``"modern"``. max_nodes: frames of a graph with more nodes (100 by default; None: no limit) are
     refused; the log is always there.
     """
+    if not isinstance(loss, Variable):
+        raise TypeError(f"trace: loss must be one Variable to run backward from, got {type(loss).__name__}")
+    options = DotOptions(style=style, show_shapes=show_shapes, legend=legend)  # checked before backward
+    engine = ExecutionEngine(order)
     view = GraphView(loss, params)
     log = EventLog()
     with hooks_recorded(view.functions, log):
-        loss.backward(gradient, engine=ExecutionEngine(order), recorder=log)
-    options = DotOptions(style=style, show_shapes=show_shapes, legend=legend)
+        loss.backward(gradient, engine=engine, recorder=log)
     return Recording(view, log.events, order, options, max_nodes, grads_after(log.events))
