@@ -266,3 +266,11 @@ def test_modern_style_starts_at_a_roots_grad_fn_which_a_leaf_or_an_index_output_
     assert (
         draw(loss, style="modern").summary().splitlines()[0].endswith("(modern names): 2 Functions, 1 leaf")
     )
+
+
+def test_an_ops_settings_show_numpy_scalars_as_numbers_and_stay_short():
+    x = vf.Variable(np.arange(2000.0))
+    assert 'label="Index#1\\n(3)"' in draw(x[np.int64(3)]).source  # NumPy 2's repr: np.int64(3)
+    assert "threshold=0.25," in draw(vf.functions.Threshold(np.float32(0.25), 0.0)(x)).source
+    long = next(line for line in draw(x[np.arange(1000)]).source.splitlines() if "Index#1" in line)
+    assert len(long.split('label="', 1)[1].split('"', 1)[0]) <= len("Index#1\\n") + 52 and "…" in long

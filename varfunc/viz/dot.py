@@ -12,6 +12,7 @@ saved tensor i of Function k is ``s{k}_{i}``; k is the post-order number from ``
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -120,7 +121,7 @@ class _Builder:
     def function_label(self, fn: Any) -> str:
         lines = [self.view.label_name(fn, self.o.style)]
         if self.o.style == "v0.1" and not self.view.is_leaf(fn) and fn.extra_repr():
-            lines.append(f"({fn.extra_repr()})")
+            lines.append(f"({_settings_text(fn.extra_repr())})")
         lines += self.overlay.function_lines.get(fn, [])
         return "\n".join(lines)
 
@@ -315,3 +316,13 @@ def summary(view: GraphView, style: str = "v0.1") -> str:
 
 def _count(n: int, one: str, many: str) -> str:
     return f"{n} {one if n == 1 else many}"
+
+
+_NUMPY_SCALAR = re.compile(r"np\.\w+\(([^()]*)\)")  # np.int64(3) since NumPy 2, 3 before
+
+
+def _settings_text(text: str, limit: int = 50) -> str:
+    """An op's settings for its label: NumPy scalars as plain numbers, cut at limit characters as
+    torchviz cuts them (a long index array would fill the picture), on one line."""
+    text = _NUMPY_SCALAR.sub(r"\1", " ".join(text.split()))
+    return text if len(text) <= limit else text[: limit - 1] + "…"
