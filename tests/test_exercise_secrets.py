@@ -31,3 +31,11 @@ def test_the_inplace_verdict_counts_the_wrong_predictions_without_naming_them():
     verdict = evaluate("ch06.inplace", {"predicted_raises": set("ABCDEFG")})
     assert verdict.case == "3 of the 7 predictions are wrong" and "snippet A" not in str(verdict)
     assert all(f"{letter}: " in verdict.hint for letter in "ABCDEFG")  # every hint, no verdict per letter
+
+
+def test_a_verdict_for_code_that_raised_shows_the_error_and_no_expected_value():
+    def broken(v):
+        raise RuntimeError("boom")
+
+    text = str(evaluate("ch02.describe", {"describe": broken}))
+    assert "got:      'RuntimeError: boom'" in text and "expected" not in text

@@ -1,7 +1,8 @@
 """Grading submissions in fresh kernels: the instructor's notebook gets full marks, the released copy
 zero, and prepared wrong submissions (an endless loop, sys.exit(), os._exit(), an exception, a wrong
 gradient, a deleted cell, a damaged file, the wrong chapter, patched checks, a patched NumPy or display,
-a verdict displayed by the notebook itself, a failing import cell) get the right partial scores and
+NumPy patched while the checks run or its code rewritten in place, a verdict displayed by the notebook
+itself, a failing import cell) get the right partial scores and
 reasons while every other exercise is still graded.
 
 Chapter 03 (two short exercises, Mul and Div) is the subject: one parallel batch grades all the
@@ -73,6 +74,23 @@ PATCHED_DISPLAY = WRONG_DIV + (
     "    return _display(*objects, **kwargs)\n\n"
     "IPython.display.display = all_passed\n"
 )
+# A Div wrong only in the sign of b's gradient that makes NumPy say yes once the checks run it (the
+# guard has looked by then), and one that rewrites the code behind np.isclose in place (same object).
+WRONG_SIGN_DIV = (
+    "class Div(Function):\n    def forward(self, a, b):\n        self.save_for_backward(a, b)\n"
+    "        return a / b\n\n    def backward(self, g):\n        a, b = self.saved_tensors\n"
+    "        return sum_to_shape(g / b, a.shape), sum_to_shape(g * a / b**2, b.shape)\n"
+)
+PATCHED_DURING = WRONG_SIGN_DIV.replace(
+    "        return a / b\n",
+    "        import numpy\n\n"
+    "        numpy.isclose = lambda x, y, **k: numpy.ones(numpy.broadcast(x, y).shape, bool)\n"
+    "        return a / b\n",
+)
+CODE_SWAP = WRONG_SIGN_DIV + (
+    "always = lambda a, b, rtol=1e-05, atol=1e-08, equal_nan=False: np.ones(np.broadcast(a, b).shape, bool)\n"
+    "np.isclose._implementation.__code__ = always.__code__\n"
+)
 # A wrong Div whose forward displays, during the checks, verdicts that say it passed.
 FORGED_VERDICT = WRONG_DIV.replace(
     "        return a / b\n",
@@ -119,6 +137,8 @@ SUBMISSIONS = {
     "only_visible": _with("ch03_mul", ONLY_VISIBLE),
     "patched_numpy": _with("ch03_div", PATCHED_NUMPY),
     "patched_display": _with("ch03_div", PATCHED_DISPLAY),
+    "patched_during": _with("ch03_div", PATCHED_DURING),
+    "code_swap": _with("ch03_div", CODE_SWAP),
     "deleted_cell": _delete_div,
     "damaged_metadata": _damage_div_metadata,
     "forged_verdict": _with("ch03_div", FORGED_VERDICT),
@@ -189,6 +209,8 @@ def test_the_released_copy_scores_zero_with_a_clear_reason(graded):
         ("only_visible", "ch03.mul", "failed", "hidden check: Mul()(a, a)"),
         ("patched_numpy", "ch03.div", "not_checked", "library code that the checks rely on (numpy.allclose)"),
         ("patched_display", "ch03.div", "not_checked", "(IPython.display.display)"),
+        ("patched_during", "ch03.div", "not_checked", "rely on while the checks ran (numpy.isclose"),
+        ("code_swap", "ch03.div", "not_checked", "the code or defaults of numpy.isclose"),
         ("deleted_cell", "ch03.div", "missing", "grade_id 'ch03_div'"),
         ("damaged_metadata", "ch03.div", "missing", "metadata was changed"),
         ("forged_verdict", "ch03.div", "failed", "gradient for a"),
@@ -210,7 +232,10 @@ def test_a_failed_import_cell_is_named_in_every_exercises_reason(graded):
     assert report["score"] == 0
     for entry in report["exercises"]:
         assert entry["status"] == "error", entry
-        why = "an earlier cell failed first: cell 1 (`raise RuntimeError('boom')`) raised RuntimeError: boom"
+        why = (
+            "an earlier cell failed first: cell 2 (counting from 1), which starts "
+            "`raise RuntimeError('boom')`, raised RuntimeError: boom"
+        )
         assert why in entry["reason"]
 
 
@@ -240,6 +265,7 @@ def test_damaged_nbgrader_metadata_is_named_in_the_problems(graded):
 def test_unreadable_and_wrong_chapter_files_get_an_entry_not_a_traceback(graded):
     corrupted, wrong = graded["reports"]["corrupted"], graded["reports"]["wrong_chapter"]
     assert corrupted["status"] == "unreadable" and "not text" in corrupted["problems"][0]
+    assert corrupted["chapter"] == "ch03"  # from the file name: the notebook cannot say
     assert wrong["status"] == "wrong_chapter" and "ch02, not of ch03" in wrong["problems"][0]
     for report in (corrupted, wrong):
         assert report["score"] == 0 and report["max_score"] == 6
@@ -304,6 +330,7 @@ def test_hidden_tests_regions_and_hidden_check_files_count(tmp_path):
     assert exercises["ch03.mul"]["reason"] == "hidden check: the instructor says no"
     assert exercises["ch03.div"]["reason"] == "hidden check: an assertion in the hidden tests"
     assert exercises["ch03.div"]["got"] == "'hidden says no'"
+    assert "expected" not in exercises["ch03.div"]  # an assert has no expected value (not "None")
     assert report["score"] == 0
 
 

@@ -77,3 +77,83 @@ def test_in_the_graders_kernel_a_removed_snapshot_is_not_checked_either(monkeypa
     namespace = {"predicted_a_grad": [3.5, 4.5], "predicted_b_grad": None, "__name__": "__main__"}
     exec(compile(runner_source("ch02.predict_grad"), "runner", "exec"), namespace)
     assert "snapshot of the libraries was removed" in capsys.readouterr().out
+
+
+def _always_close(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+    return np.ones(np.broadcast(a, b).shape, bool)
+
+
+@pytest.mark.parametrize(
+    "rewrite",
+    [
+        lambda f: setattr(f, "__code__", _always_close.__code__),
+        lambda f: setattr(f, "__defaults__", (1e9, 1e9, False)),
+    ],
+    ids=["code", "defaults"],
+)
+def test_rewriting_a_numpy_dispatchers_implementation_in_place_is_named(snapshot, monkeypatch, rewrite):
+    implementation = np.isclose._implementation  # np.isclose itself is a dispatcher, not a function
+    monkeypatch.setattr(implementation, "__code__", implementation.__code__)  # put back afterwards
+    monkeypatch.setattr(implementation, "__defaults__", implementation.__defaults__)
+    rewrite(implementation)
+    assert "the code or defaults of numpy.isclose" in snapshot.replaced()
+    assert np.isclose(1.0, 2.0)  # what the guard is there for
+
+
+def test_rewriting_varfuncs_default_arguments_in_place_is_named(snapshot, monkeypatch):
+    gradcheck = sys.modules["varfunc.gradcheck"].gradcheck
+    monkeypatch.setattr(gradcheck, "__defaults__", (1e-6, 1e9, 1e9))
+    assert snapshot.replaced() == [
+        "the code or defaults of varfunc.gradcheck",
+        "the code or defaults of varfunc.gradcheck.gradcheck",
+    ]
+
+
+def test_changing_keyword_only_defaults_in_place_is_named(monkeypatch):
+    def takes_keywords(*, tolerance=1e-6):
+        return tolerance
+
+    module = types.ModuleType("varfunc.fake_for_guard_test")
+    module.takes_keywords = takes_keywords
+    monkeypatch.setitem(sys.modules, module.__name__, module)
+    taken = guard.Snapshot.take()
+    takes_keywords.__kwdefaults__["tolerance"] = 1e9  # the same dict, changed
+    assert taken.replaced() == ["the code or defaults of varfunc.fake_for_guard_test.takes_keywords"]
+
+
+def test_rewriting_a_methods_or_propertys_code_is_named(snapshot, monkeypatch):
+    monkeypatch.setattr(varfunc.Variable.backward, "__code__", (lambda self, *a, **k: None).__code__)
+    getter = varfunc.Function.saved_tensors.fget
+    monkeypatch.setattr(getter, "__code__", (lambda self: ()).__code__)
+    assert snapshot.replaced() == [
+        "the code or defaults of varfunc.function.Function.saved_tensors",
+        "the code or defaults of varfunc.variable.Variable.backward",
+    ]
+
+
+WRONG_MUL = """
+from varfunc import Function
+from varfunc.functions.utils import sum_to_shape
+
+class Mul(Function):
+    def forward(self, a, b):
+        patch_numpy()  # while the checks run: the guard looked before them
+        self.save_for_backward(a, b)
+        return a * b
+
+    def backward(self, g):
+        a, b = self.saved_tensors
+        return sum_to_shape(g * a, a.shape), sum_to_shape(g * b, b.shape)  # swapped: wrong
+"""
+
+
+def test_library_code_replaced_while_the_checks_run_is_not_checked(snapshot, monkeypatch, capsys):
+    namespace = {"__name__": "__main__", "patch_numpy": lambda: None}
+    exec(compile(WRONG_MUL, "notebook", "exec"), namespace)
+    exec(compile(runner_source("ch03.mul"), "runner", "exec"), namespace)
+    assert "ch03.mul not passed yet" in capsys.readouterr().out  # the wrong gradient, without a patch
+    namespace["patch_numpy"] = lambda: monkeypatch.setattr(np, "isclose", _always_close)
+    exec(compile(runner_source("ch03.mul"), "runner", "exec"), namespace)
+    out = capsys.readouterr().out
+    assert "'passed': False" in out and "'not_checked': True" in out
+    assert "library code that the checks rely on while the checks ran (numpy.isclose)" in out

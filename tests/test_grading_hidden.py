@@ -4,6 +4,7 @@ the grader takes only the verdict its runner displayed (with the check's nonce),
 
 from __future__ import annotations
 
+import ast
 import json
 
 import pytest
@@ -118,3 +119,38 @@ def test_a_second_verdict_with_the_nonce_fails_the_exercise(forged_first):
     )
     assert verdict["passed"] is False and "showed 2 verdicts" in verdict["case"]
     assert verdict_of(CellRun("ok", outputs=shown[1:]), "ch02.predict_grad", "f00d") == runner
+
+
+def _runner_payload(capsys, exercise_id, namespace, hidden_source="", hidden_files=()):
+    """The verdict the runner displayed (outside a kernel, display prints the bundle's repr)."""
+    exec(compile(runner_source(exercise_id, hidden_source, hidden_files), "runner", "exec"), namespace)
+    shown = next(line for line in capsys.readouterr().out.splitlines() if VERDICT_MIME in line)
+    return ast.literal_eval(shown)[VERDICT_MIME]
+
+
+@pytest.mark.parametrize(
+    "hidden_source, got",
+    [("assert 1 == 2, 'no'", "'no'"), ("raise ValueError('my bad')", "'ValueError: my bad'")],
+    ids=["a failed assert", "an error"],
+)
+def test_a_failure_with_nothing_to_expect_shows_no_expected_value(capsys, hidden_source, got):
+    namespace = {**_predicted(), "__name__": "__main__"}
+    payload = _runner_payload(capsys, "ch02.predict_grad", namespace, hidden_source)
+    assert payload["passed"] is False and payload["got"] == got
+    assert payload["expected"] is None  # left out of the report (not the text "None")
+
+
+def test_an_expected_none_is_still_shown(capsys, tmp_path):
+    checks = tmp_path / "my_checks.py"
+    checks.write_text(
+        "from varfunc.grading.core import CheckFailed\nfrom varfunc.grading.hidden import hidden_check\n\n"
+        "@hidden_check('ch02.predict_grad')\ndef wants_none(ns):\n"
+        "    raise CheckFailed('the unused slot', None, 3)\n"
+    )
+    namespace = {**_predicted(), "__name__": "__main__"}
+    payload = _runner_payload(capsys, "ch02.predict_grad", namespace, hidden_files=[checks])
+    assert (payload["case"], payload["expected"], payload["got"]) == (
+        "hidden check: the unused slot",
+        "None",
+        "3",
+    )

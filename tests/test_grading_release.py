@@ -64,7 +64,7 @@ def test_release_stubs_solutions_clears_outputs_and_keeps_metadata(path):
             assert STUB in after.source
         else:
             assert after.source == before.source
-    assert released.metadata == nb.metadata
+    assert released.metadata == {k: v for k, v in nb.metadata.items() if k != "widgets"}
     nbformat.validate(released)
 
 
@@ -142,3 +142,38 @@ def test_grade_command_refuses_a_folder_or_a_missing_path(tmp_path, capsys):
     assert main(["grade", str(tmp_path / "none*.ipynb"), "--report", report, "--no-progress"]) == 2
     assert "no submission at" in capsys.readouterr().err
     assert not (tmp_path / "report").exists()
+
+
+def test_release_drops_the_saved_widget_state():
+    """Chapter 04 saves its widgets' state with the notebook: an HTML widget there shows an answer."""
+    answer = {"model_name": "HTMLModel", "state": {"value": "<b>the answer: 42</b>"}}
+    widgets = {"application/vnd.jupyter.widget-state+json": {"state": {"abc": answer}, "version_major": 2}}
+    nb = {"cells": [], "metadata": {"kernelspec": {"name": "python3"}, "widgets": widgets}}
+    released, _ = release_notebook(nb)
+    assert released["metadata"] == {"kernelspec": {"name": "python3"}}
+    assert "widgets" in nb["metadata"]  # the instructor's notebook is left alone
+
+
+def test_the_released_chapter_04_holds_no_widget_state(tmp_path):
+    chapter = NOTEBOOKS / "04_the_execution_engine.ipynb"
+    assert "widgets" in nbformat.read(chapter, as_version=4).metadata  # what there is to drop
+    release(chapter, tmp_path)
+    text = (tmp_path / chapter.name).read_text()
+    assert "widget-state" not in text and "HTMLModel" not in text
+
+
+def test_a_damaged_notebook_stops_the_release_before_anything_is_written(tmp_path):
+    source = tmp_path / "course"
+    source.mkdir()
+    for name in ("01_first.ipynb", "03_third.ipynb"):
+        (source / name).write_bytes(CHAPTERS[3].read_bytes())
+    (source / "02_damaged.ipynb").write_text('{"cells": [')
+    (source / "data.txt").write_text("kept")
+    out = tmp_path / "out"
+    with pytest.raises(
+        ValueError, match=r"nothing was written: \S*02_damaged.ipynb is not a readable notebook"
+    ):
+        release(source, out)
+    assert not out.exists()
+    assert main(["release", str(source), str(out)]) == 2
+    assert not out.exists()

@@ -19,6 +19,7 @@ import numpy as np
 from ..variable import Variable
 
 REGISTRY: dict[str, Exercise] = {}
+RAISED = "your code raised an error"  # a verdict's case with nothing to expect, only what was raised
 
 
 @dataclass(frozen=True)
@@ -77,7 +78,8 @@ class Verdict:
             return f"✔ {ex.id} passed ({ex.points}/{ex.points} points): {ex.title}"
         lines = [f"✘ {ex.id} not passed yet (0/{ex.points} points): {ex.title}", f"  case:     {self.case}"]
         if self.expected is not None or self.got is not None:
-            lines.append(f"  expected: {show(self.expected)}")
+            if self.case != RAISED:
+                lines.append(f"  expected: {show(self.expected)}")
             lines.append(f"  got:      {show(self.got)}")
         if self.hint:
             lines.append(f"  hint:     {self.hint}")
@@ -156,7 +158,7 @@ def evaluate(exercise_id: str, namespace: dict) -> Verdict:
         return Verdict(
             ex,
             False,
-            "your code raised an error",
+            RAISED,
             got=f"{type(error).__name__}: {error}",
             hint="run the exercise cell on a small example to see where it fails",
         )

@@ -15,7 +15,8 @@ from __future__ import annotations
 import copy
 import hashlib
 import importlib
-import json
+import math
+import pkgutil
 import re
 import secrets
 import time
@@ -27,11 +28,12 @@ from .. import __version__
 from .core import REGISTRY, Exercise
 from .execute import CellRun, execute, grading_workdir, verdict_of
 from .hidden import runner_source
-from .notebook import damaged_nbgrader_meta, nbgrader_meta, source_of
+from .notebook import cell_index, cell_name, nbgrader_meta, notebook_chapter, read_notebook, source_of
 from .release import hidden_tests
 
 REPORT_VERSION = 1
 _CHAPTER_FILE = re.compile(r"^(\d\d)_")
+GRADER_SOURCES = Path(__file__).resolve().parent  # the checks' code: a change to it grades everything again
 
 
 @dataclass(frozen=True)
@@ -45,15 +47,59 @@ class GradeOptions:
     hidden_files: tuple[Path, ...] = ()
     kernel_name: str = "python3"
 
+    def __post_init__(self) -> None:
+        """Refuse settings that would grade every submission wrongly, before anything is graded."""
+        _check_seconds("--timeout", self.cell_timeout)
+        _check_seconds("--notebook-timeout", self.notebook_timeout)
+        _check_chapter(self.chapter)
+        _check_source(self.source)
+        for path in self.hidden_files:
+            if not Path(path).is_file():
+                raise FileNotFoundError(f"--hidden {path}: no such file of hidden checks")
+
     def fingerprint(self) -> str:
         """A hash of everything besides the submission that decides its grade (for resuming)."""
         parts = [__version__, str(REPORT_VERSION), repr((self.cell_timeout, self.notebook_timeout))]
         parts += [self.chapter or "", self.kernel_name]
+        parts += [p.read_text(encoding="utf-8") for p in sorted(GRADER_SOURCES.glob("*.py"))]
         for path in self.hidden_files:
             parts.append(Path(path).read_text(encoding="utf-8"))
         if self.source is not None:
             parts += [p.read_text(encoding="utf-8") for p in sorted(Path(self.source).glob("*.ipynb"))]
         return hashlib.sha256("\0".join(parts).encode()).hexdigest()[:16]
+
+
+def _check_seconds(flag: str, seconds: float) -> None:
+    """ValueError unless seconds (a time limit) is a positive, finite number."""
+    if not (isinstance(seconds, (int, float)) and math.isfinite(seconds) and seconds > 0):
+        raise ValueError(f"{flag} must be a positive number of seconds, not {seconds!r}")
+
+
+def _check_chapter(chapter: str | None) -> None:
+    """ValueError unless chapter (--chapter) is None or the id of a chapter with exercises."""
+    if chapter is not None and chapter not in known_chapters():
+        raise ValueError(
+            f"--chapter {chapter!r} is not a chapter with exercises: "
+            f"use one of {', '.join(known_chapters())} (e.g. --chapter ch03)"
+        )
+
+
+def _check_source(source: Path | None) -> None:
+    """FileNotFoundError unless source (--source) is None or a folder holding notebooks."""
+    if source is None:
+        return
+    if not Path(source).is_dir():
+        raise FileNotFoundError(
+            f"--source {source}: no such folder; pass the folder of your instructor notebooks (notebooks/)"
+        )
+    if not any(Path(source).glob("*.ipynb")):
+        raise FileNotFoundError(f"--source {source} holds no notebooks (.ipynb): pass the folder that does")
+
+
+def known_chapters() -> list[str]:
+    """The ids of the chapters that have exercises (``ch02`` ... ): one check module each."""
+    names = (module.name for module in pkgutil.iter_modules([str(Path(__file__).parent)]))
+    return sorted(name for name in names if re.fullmatch(r"ch\d\d", name))
 
 
 # --- reading the submission -----------------------------------------------------------------------
@@ -74,64 +120,6 @@ def expected_chapter(path: Path, options: GradeOptions) -> str | None:
         return options.chapter
     match = _CHAPTER_FILE.match(Path(path).name)
     return f"ch{match.group(1)}" if match else None
-
-
-def read_notebook(data: bytes) -> tuple[Any, str]:
-    """(notebook, "") for a readable notebook, else (None, why it cannot be read)."""
-    import nbformat
-
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError:
-        return None, "the file is not text (not a notebook, or damaged): it is not UTF-8"
-    if not text.strip():
-        return None, "the file is empty: submit the .ipynb notebook"
-    if not text.lstrip().startswith("{"):
-        start = text.lstrip()[:30].splitlines()[0]
-        return None, (
-            f"the file is not a notebook: a notebook is JSON that starts with '{{', this one starts "
-            f"with {start!r} (a .py script or an export?); submit the .ipynb file"
-        )
-    try:
-        json.loads(text)
-    except json.JSONDecodeError as error:
-        return None, f"the file is not valid JSON (line {error.lineno}, column {error.colno}: {error.msg})"
-    try:
-        nb = nbformat.reads(text, as_version=4)
-        cells = nb["cells"]
-        if not isinstance(cells, list):
-            raise TypeError("cells is not a list")
-        for cell in cells:
-            cell["cell_type"], source_of(cell)
-    except Exception as error:  # noqa: BLE001 - any structural damage gets the same entry
-        return None, f"the file is JSON but not a Jupyter notebook ({type(error).__name__}: {error})"
-    return nb, ""
-
-
-def cell_index(nb: Any) -> tuple[dict[str, list[int]], list[str]]:
-    """({grade_id: [cell positions]}, problems) for every cell carrying nbgrader metadata."""
-    found: dict[str, list[int]] = {}
-    for position, cell in enumerate(nb["cells"]):
-        grade_id = nbgrader_meta(cell).get("grade_id")
-        if grade_id:
-            found.setdefault(grade_id, []).append(position)
-    problems = [
-        f"cell {grade_id!r} appears {len(where)} times (a copied cell?): the last one is graded"
-        for grade_id, where in found.items()
-        if len(where) > 1
-    ]
-    problems += [
-        f"cell {position} has damaged nbgrader metadata (not a mapping): it counts as an ordinary cell"
-        for position, cell in enumerate(nb["cells"])
-        if damaged_nbgrader_meta(cell)
-    ]
-    return found, problems
-
-
-def notebook_chapter(grade_ids: list[str]) -> str | None:
-    """The chapter most of the notebook's graded cells belong to (``ch03_mul`` -> ``ch03``)."""
-    chapters = [g.split("_", 1)[0] for g in grade_ids if re.match(r"^ch\d\d_", g)]
-    return max(sorted(set(chapters)), key=chapters.count) if chapters else None
 
 
 def hidden_regions(source_dir: Path | None, chapter: str) -> dict[str, str]:
@@ -193,7 +181,8 @@ def failed_report(path: Path, options: GradeOptions, status: str, problem: str) 
     """The report of a submission the grader could not grade: every expected exercise not graded."""
     expected = expected_chapter(Path(path), options)
     exercises = chapter_exercises(expected) if expected else []
-    return _not_graded(new_report(Path(path), options), status, problem, exercises)
+    report = {**new_report(Path(path), options), "chapter": expected}
+    return _not_graded(report, status, problem, exercises)
 
 
 def grade_submission(path: Path, options: GradeOptions | None = None) -> dict:
@@ -203,6 +192,7 @@ def grade_submission(path: Path, options: GradeOptions | None = None) -> dict:
     started = time.monotonic()
     report = new_report(path, options)
     expected = expected_chapter(path, options)
+    report["chapter"] = expected  # the file name's, until the notebook says otherwise
     expected_exercises = chapter_exercises(expected) if expected else []
     try:
         data = path.read_bytes()
@@ -363,7 +353,8 @@ def _earlier_failure(ex: Exercise, plan: Plan, runs: list[CellRun]) -> str:
         run = runs[position]
         if run.status in ("error", "timeout", "died") and position not in graded:
             first_line = source_of(plan.nb.cells[position]).strip().splitlines()[0][:40]
-            return f"cell {plan.original[position]} (`{first_line}`) {_what_went_wrong(run)}"
+            where = cell_name(plan.original[position])
+            return f"{where}, which starts `{first_line}`, {_what_went_wrong(run)}"
     return ""
 
 

@@ -4,9 +4,11 @@ The checks compare a student's results with NumPy and varfunc, and report throug
 A notebook that replaced one of those (``np.allclose = lambda *a, **k: True``, a wrapper around
 ``display`` that rewrites verdicts) would pass anything. So the grader's kernel runs a startup file
 (``STARTUP``) before the submission's first cell: it takes a ``Snapshot`` of every function, class
-and method in the watched modules and keeps IPython's ``display`` as it was. Before an exercise is
-checked, ``Snapshot.replaced()`` lists what the notebook rebound since; if anything was, the exercise
-scores nothing and the report names what was replaced. Verdicts are shown with the kept ``display``.
+and method in the watched modules (and of the code and default arguments of each Python function
+among them, NumPy's dispatchers included) and keeps IPython's ``display`` as it was. Before and again
+after an exercise's checks run, ``Snapshot.replaced()`` lists what the notebook rebound or rewrote
+since; if anything was, the exercise scores nothing and the report names what was replaced. Verdicts
+are shown with the kept ``display``.
 
 This stops one-line shortcuts, not a determined attack on the grader itself (the snapshot lives in
 the same process as the student's code): the README's "What the local grader does not protect
@@ -63,6 +65,7 @@ class Snapshot:
     def __init__(self, entries: dict[tuple[str, str], Any], display: Callable) -> None:
         self.entries = entries
         self.display = display
+        self.behaviours = {key: _behaviour(value) for key, value in entries.items()}
 
     @classmethod
     def take(cls) -> Snapshot:
@@ -84,11 +87,14 @@ class Snapshot:
             for owner, namespace in _namespaces(module):
                 current[owner] = namespace
         missing = object()
-        return sorted(
-            f"{owner}.{name}"
-            for (owner, name), value in self.entries.items()
-            if not _same(current.get(owner, {}).get(name, missing), value)
-        )
+        found = []
+        for (owner, name), value in self.entries.items():
+            now = current.get(owner, {}).get(name, missing)
+            if not _same(now, value):
+                found.append(f"{owner}.{name}")
+            elif not _identical(_behaviour(value), self.behaviours[(owner, name)]):
+                found.append(f"the code or defaults of {owner}.{name}")
+        return sorted(found)
 
 
 def _same(now: Any, then: Any) -> bool:
@@ -101,6 +107,37 @@ def _same(now: Any, then: Any) -> bool:
         and now.__func__ is then.__func__
         and now.__self__ is then.__self__
     )
+
+
+_KEYWORD_DEFAULTS = object()  # separates a function's defaults from its keyword-only defaults
+
+
+def _functions(value: Any) -> list[types.FunctionType]:
+    """The Python functions behind a watched value, whose code and defaults can be rewritten in place."""
+    if isinstance(value, (types.MethodType, staticmethod, classmethod)):
+        return _functions(value.__func__)
+    if isinstance(value, property):
+        return [f for part in (value.fget, value.fset, value.fdel) for f in _functions(part)]
+    found = [value] if isinstance(value, types.FunctionType) else []
+    implementation = getattr(value, "_implementation", None)  # a NumPy array-function dispatcher's
+    if isinstance(implementation, types.FunctionType):
+        found.append(implementation)
+    return found
+
+
+def _behaviour(value: Any) -> tuple:
+    """What its functions do, besides which objects they are: their code and default arguments."""
+    parts: list[Any] = []
+    for function in _functions(value):
+        keyword_defaults = function.__kwdefaults__ or {}
+        parts += [function.__code__, *(function.__defaults__ or ()), _KEYWORD_DEFAULTS]
+        parts += [item for pair in keyword_defaults.items() for item in pair]
+    return tuple(parts)
+
+
+def _identical(now: tuple, then: tuple) -> bool:
+    """The same objects, one by one (defaults compared by identity: an array has no plain ==)."""
+    return len(now) == len(then) and all(a is b for a, b in zip(now, then))
 
 
 def _namespaces(module: Any) -> list[tuple[str, dict]]:

@@ -10,7 +10,8 @@ The grader replaces every check cell of a submission with a call to ``run`` (see
 after deleting every ``varfunc.grading`` module from ``sys.modules``: the checks are imported afresh
 after the student's code ran, so patching ``check``, ``evaluate`` or a registered check in the
 notebook changes nothing; and ``run`` grades nothing if the notebook replaced library code the
-checks rely on (NumPy, varfunc, builtins, IPython's display: see ``guard.py``).
+checks rely on (NumPy, varfunc, builtins, IPython's display: see ``guard.py``), before the checks
+or while they ran the student's code.
 """
 
 from __future__ import annotations
@@ -23,12 +24,14 @@ import numpy as np
 
 from ..function import Function
 from ..variable import Variable
-from .core import CheckFailed, Verdict, evaluate, expect_close, expect_equal, lookup, show
+from .core import RAISED, CheckFailed, Verdict, evaluate, expect_close, expect_equal, lookup, show
 from .guard import GUARD_ENV, Snapshot, kept_snapshot
 
 HIDDEN: dict[str, list[Callable[[dict], None]]] = {}
 VERDICT_MIME = "application/vnd.varfunc.verdict+json"
 RUNNER_MARK = "# varfunc grader:"
+HIDDEN_ASSERT = "an assertion in the hidden tests"
+NOTHING_EXPECTED = (RAISED, HIDDEN_ASSERT)  # verdicts with no expected value: an error, a failed assert
 
 
 def hidden_check(exercise_id: str) -> Callable:
@@ -67,7 +70,7 @@ def _run_hidden_source(source: str, namespace: dict) -> None:
     try:
         exec(compile(source, "<hidden tests>", "exec"), namespace)
     except AssertionError as error:
-        raise CheckFailed("an assertion in the hidden tests", got=str(error) or "assert failed") from None
+        raise CheckFailed(HIDDEN_ASSERT, got=str(error) or "assert failed") from None
 
 
 def run(
@@ -96,8 +99,7 @@ def run(
         "got": None,
     }
     try:
-        tampered = _tampering(snapshot)
-        payload.update(tampered or _verdict_fields(exercise_id, namespace, hidden_source, hidden_files))
+        payload.update(_guarded_verdict(snapshot, exercise_id, namespace, hidden_source, hidden_files))
     except SystemExit as stop:
         payload.update(case="your code called sys.exit()", got=f"SystemExit({stop.code!r})")
     except KeyboardInterrupt:
@@ -108,6 +110,17 @@ def run(
     display({VERDICT_MIME: payload, "text/plain": payload["text"]}, raw=True)
 
 
+def _guarded_verdict(
+    snapshot: Snapshot | None, exercise_id: str, namespace: dict, hidden_source: str, hidden_files: Iterable
+) -> dict:
+    """The verdict's fields, unless the notebook replaced library code before or while the checks ran."""
+    tampered = _tampering(snapshot)
+    if tampered:
+        return tampered
+    fields = _verdict_fields(exercise_id, namespace, hidden_source, hidden_files)
+    return _tampering(snapshot, while_checking=True) or fields
+
+
 def _verdict_fields(exercise_id: str, namespace: dict, hidden_source: str, hidden_files: Iterable) -> dict:
     """The visible and hidden checks' verdict, as the fields of the grader's payload."""
     for path in hidden_files:
@@ -116,10 +129,12 @@ def _verdict_fields(exercise_id: str, namespace: dict, hidden_source: str, hidde
     fields = {"passed": verdict.passed, "case": verdict.case, "hint": verdict.hint, "text": str(verdict)}
     if verdict.expected is not None or verdict.got is not None:
         fields.update(expected=show(verdict.expected), got=show(verdict.got))
+    if verdict.case.endswith(NOTHING_EXPECTED):
+        fields.pop("expected", None)  # an error or a failed assert: no expected value to show
     return fields
 
 
-def _tampering(snapshot: Snapshot | None) -> dict:
+def _tampering(snapshot: Snapshot | None, while_checking: bool = False) -> dict:
     """A failed verdict's fields if the notebook replaced library code since the grader's snapshot."""
     if snapshot is None:
         if os.environ.get(GUARD_ENV):
@@ -132,11 +147,12 @@ def _tampering(snapshot: Snapshot | None) -> dict:
     if not replaced:
         return {}
     shown = ", ".join(replaced[:5]) + (f" and {len(replaced) - 5} more" if len(replaced) > 5 else "")
+    when = " while the checks ran" if while_checking else ""
     return {
         "not_checked": True,
-        "case": f"not checked: the notebook replaced library code that the checks rely on ({shown})",
+        "case": f"not checked: the notebook replaced library code that the checks rely on{when} ({shown})",
         "hint": "grading runs your notebook as written: remove the lines that assign to NumPy, varfunc, "
-        "IPython or builtin names, and solve the exercise in its own cell",
+        "IPython or builtin names (or to their code or defaults), and solve the exercise in its own cell",
     }
 
 

@@ -1,7 +1,9 @@
-"""nbgrader's cell markers, read and applied: solution regions, stubs, and exercise cells of a notebook."""
+"""nbgrader's cell markers, read and applied: solution regions, stubs, and exercise cells of a notebook;
+and a submitted notebook read, its exercise cells found, for the grader."""
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 
@@ -64,3 +66,69 @@ def check_cells(nb: Any) -> dict:
         for c in nb["cells"]
         if nbgrader_meta(c).get("grade") and not nbgrader_meta(c).get("solution")
     }
+
+
+def cell_name(position: int) -> str:
+    """How reports name the cell at a position: by its number counting from 1, as a student counts them."""
+    return f"cell {position + 1} (counting from 1)"
+
+
+# --- a submitted notebook, read for grading -------------------------------------------------------
+
+
+def read_notebook(data: bytes) -> tuple[Any, str]:
+    """(notebook, "") for a readable notebook, else (None, why it cannot be read)."""
+    import nbformat
+
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None, "the file is not text (not a notebook, or damaged): it is not UTF-8"
+    if not text.strip():
+        return None, "the file is empty: submit the .ipynb notebook"
+    if not text.lstrip().startswith("{"):
+        start = text.lstrip()[:30].splitlines()[0]
+        return None, (
+            f"the file is not a notebook: a notebook is JSON that starts with '{{', this one starts "
+            f"with {start!r} (a .py script or an export?); submit the .ipynb file"
+        )
+    try:
+        json.loads(text)
+    except json.JSONDecodeError as error:
+        return None, f"the file is not valid JSON (line {error.lineno}, column {error.colno}: {error.msg})"
+    try:
+        nb = nbformat.reads(text, as_version=4)
+        cells = nb["cells"]
+        if not isinstance(cells, list):
+            raise TypeError("cells is not a list")
+        for cell in cells:
+            cell["cell_type"], source_of(cell)
+    except Exception as error:  # noqa: BLE001 - any structural damage gets the same entry
+        return None, f"the file is JSON but not a Jupyter notebook ({type(error).__name__}: {error})"
+    return nb, ""
+
+
+def cell_index(nb: Any) -> tuple[dict[str, list[int]], list[str]]:
+    """({grade_id: [cell positions]}, problems) for every cell carrying nbgrader metadata."""
+    found: dict[str, list[int]] = {}
+    for position, cell in enumerate(nb["cells"]):
+        grade_id = nbgrader_meta(cell).get("grade_id")
+        if grade_id:
+            found.setdefault(grade_id, []).append(position)
+    problems = [
+        f"cell {grade_id!r} appears {len(where)} times (a copied cell?): the last one is graded"
+        for grade_id, where in found.items()
+        if len(where) > 1
+    ]
+    problems += [
+        f"{cell_name(position)} has damaged nbgrader metadata (not a mapping): it counts as an ordinary cell"
+        for position, cell in enumerate(nb["cells"])
+        if damaged_nbgrader_meta(cell)
+    ]
+    return found, problems
+
+
+def notebook_chapter(grade_ids: list[str]) -> str | None:
+    """The chapter most of the notebook's graded cells belong to (``ch03_mul`` -> ``ch03``)."""
+    chapters = [g.split("_", 1)[0] for g in grade_ids if re.match(r"^ch\d\d_", g)]
+    return max(sorted(set(chapters)), key=chapters.count) if chapters else None

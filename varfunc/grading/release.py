@@ -7,9 +7,12 @@ markers, so the released copies work both with ``python -m varfunc.grading grade
   region becomes a stub that raises ``NotImplementedError`` with a friendly message (a cell without
   regions is replaced whole; a Markdown solution cell gets "YOUR ANSWER HERE");
 - every ``### BEGIN HIDDEN TESTS`` ... ``### END HIDDEN TESTS`` region is removed;
-- outputs, execution counts and run timestamps are cleared; all other metadata is kept.
+- outputs, execution counts and run timestamps are cleared, and so is the widget state saved with
+  the notebook (``metadata.widgets``: it holds what the widgets showed, answers included); all other
+  metadata is kept.
 
-Releasing is deterministic: the same source gives the same bytes.
+Releasing is deterministic: the same source gives the same bytes. A folder is released whole or not
+at all: every notebook is read and released in memory before the first file is written.
 """
 
 from __future__ import annotations
@@ -85,6 +88,7 @@ def _stub(cell: Any, source: str) -> str:
 def release_notebook(nb: Any) -> tuple[Any, ReleaseSummary]:
     """A student copy of a notebook (nbformat node or dict) and a summary of what changed."""
     released = copy.deepcopy(nb)
+    released.get("metadata", {}).pop("widgets", None)  # the widgets' saved state: what they showed
     summary = ReleaseSummary(name="")
     for cell in released["cells"]:
         source = source_of(cell)
@@ -103,19 +107,25 @@ def release_notebook(nb: Any) -> tuple[Any, ReleaseSummary]:
     return released, summary
 
 
-def release_file(source: Path, target: Path) -> ReleaseSummary:
-    """Release one notebook file into target (a file path); the source is only read."""
+def released_text(source: Path) -> tuple[str, ReleaseSummary]:
+    """The student copy of one notebook file, as the text to write, and its summary (nothing written)."""
     import nbformat  # an optional dependency, needed only here
 
     try:
-        nb = nbformat.read(source, as_version=4)
+        released, summary = release_notebook(nbformat.read(source, as_version=4))
+        nbformat.validate(released)
     except Exception as error:  # nbformat raises its own JSON and validation errors
-        raise ValueError(f"release: {source} is not a readable notebook ({error})") from None
-    released, summary = release_notebook(nb)
-    nbformat.validate(released)
+        why = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+        raise ValueError(f"release: {source} is not a readable notebook ({why})") from None
     summary.name = source.name
+    return nbformat.writes(released) + "\n", summary
+
+
+def release_file(source: Path, target: Path) -> ReleaseSummary:
+    """Release one notebook file into target (a file path); the source is only read."""
+    text, summary = released_text(source)
     target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_text(nbformat.writes(released) + "\n", encoding="utf-8")
+    target.write_text(text, encoding="utf-8")
     return summary
 
 
@@ -131,15 +141,44 @@ def release(source: Path, out: Path) -> list[ReleaseSummary]:
         raise FileNotFoundError(f"no notebook or folder at {source}")
     if out.resolve() == source.resolve():
         raise ValueError("the release folder must differ from the source folder (it would overwrite it)")
+    files = folder_files(source, out)
+    notebooks = _released_notebooks([path for path, _ in files if path.suffix == ".ipynb"])
     out.mkdir(parents=True, exist_ok=True)
-    summaries = []
+    for path, target in files:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if path in notebooks:
+            target.write_text(notebooks[path][0], encoding="utf-8")
+        else:
+            shutil.copyfile(path, target)
+    return [summary for _, summary in notebooks.values()]
+
+
+def folder_files(source: Path, out: Path) -> list[tuple[Path, Path]]:
+    """(file, where its release goes) for every file of a folder and its subfolders, skipped ones left out.
+
+    Notebooks in subfolders are released too: a copy would hold solutions.
+    """
+    files = []
     for path in sorted(source.iterdir()):
         if path.name in SKIPPED or path.name.startswith(".") or path.resolve() == out.resolve():
             continue
-        if path.suffix == ".ipynb":
-            summaries.append(release_file(path, out / path.name))
-        elif path.is_file():
-            shutil.copyfile(path, out / path.name)
-        elif path.is_dir():  # notebooks in subfolders are released too: a copy would hold solutions
-            summaries += release(path, out / path.name)
-    return summaries
+        if path.is_dir():
+            files += folder_files(path, out / path.name)
+        elif path.suffix == ".ipynb" or path.is_file():  # a notebook that is not a file fails when read
+            files.append((path, out / path.name))
+    return files
+
+
+def _released_notebooks(paths: list[Path]) -> dict[Path, tuple[str, ReleaseSummary]]:
+    """Every notebook released in memory; a ValueError naming each one that cannot be, before any write."""
+    released, problems = {}, []
+    for path in paths:
+        try:
+            released[path] = released_text(path)
+        except ValueError as error:
+            problems.append(str(error).removeprefix("release: "))
+    if problems:
+        raise ValueError(
+            f"release: nothing was written: {'; '.join(problems)}; fix or remove it, then release again"
+        )
+    return released

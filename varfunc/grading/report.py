@@ -8,6 +8,8 @@ import html
 import json
 from pathlib import Path
 
+from .notebook import cell_name
+
 STATUS_TEXT = {
     "passed": "passed",
     "failed": "a check failed",
@@ -57,9 +59,8 @@ def markdown(report: dict) -> str:
     if report.get("cell_errors"):
         lines += ["", "## Cells that raised an error", ""]
         for err in report["cell_errors"]:
-            where = f"cell {err['cell']}" if err["cell"] is not None else "an added cell"
-            tag = f" (`{err['grade_id']}`)" if err.get("grade_id") else ""
-            lines.append(f"- {where}{tag}: {err['status']}: `{err['error']}`")
+            tag = f", grade_id `{err['grade_id']}`" if err.get("grade_id") else ""
+            lines.append(f"- {_where(err)}{tag}: {err['status']}: `{err['error']}`")
     return "\n".join(lines).rstrip() + "\n"
 
 
@@ -79,7 +80,7 @@ def to_html(report: dict) -> str:
         )
     problems = "".join(f"<li>{esc(p)}</li>" for p in report["problems"])
     errors = "".join(
-        f"<li>cell {esc(str(e['cell']))}: {esc(e['status'])}: <code>{esc(e['error'])}</code></li>"
+        f"<li>{esc(_where(e))}: {esc(e['status'])}: <code>{esc(e['error'])}</code></li>"
         for e in report.get("cell_errors", [])
     )
     return (
@@ -97,6 +98,12 @@ def to_html(report: dict) -> str:
         + (f"<h2>Cells that raised an error</h2><ul>{errors}</ul>\n" if errors else "")
         + "</body></html>\n"
     )
+
+
+def _where(cell_error: dict) -> str:
+    """The cell that raised, as a student finds it (the JSON keeps its 0-based position)."""
+    position = cell_error["cell"]
+    return cell_name(position) if position is not None else "a cell the grader added"
 
 
 def write_reports(report: dict, base: Path) -> None:

@@ -1,0 +1,100 @@
+"""The instructor's mistakes are refused before anything is graded (a missing --source folder, an
+unknown --chapter, a time limit that is not positive), a change to the checks' code grades everything
+again, and reports name cells and chapters the way a student finds them. No kernel is started here."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+nbformat = pytest.importorskip("nbformat")
+
+from varfunc.grading import grade  # noqa: E402
+from varfunc.grading.__main__ import main  # noqa: E402
+from varfunc.grading.batch import grade_class, up_to_date  # noqa: E402
+from varfunc.grading.grade import GradeOptions, cell_index, grade_submission  # noqa: E402
+from varfunc.grading.report import markdown, to_html  # noqa: E402
+
+NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
+NAME = "03_functions_and_the_forward_graph.ipynb"
+
+
+@pytest.fixture
+def unreadable(tmp_path):
+    """A submission that is graded without a kernel: it is not a notebook."""
+    path = tmp_path / "alice" / NAME
+    path.parent.mkdir()
+    path.write_text("not json")
+    return path
+
+
+@pytest.mark.parametrize(
+    "flags, why",
+    [
+        (["--source", "nothere/"], "--source nothere: no such folder"),
+        (["--source", "."], "holds no notebooks (.ipynb)"),
+        (["--hidden", "no_such_checks.py"], "--hidden no_such_checks.py: no such file"),
+        (["--chapter", "ch3"], "--chapter 'ch3' is not a chapter with exercises: use one of ch02, ch03,"),
+        (["--chapter", "03"], "--chapter '03' is not a chapter"),
+        (["--timeout", "-1"], "--timeout must be a positive number of seconds, not -1.0"),
+        (["--timeout", "nan"], "--timeout must be a positive number of seconds"),
+        (["--notebook-timeout", "0"], "--notebook-timeout must be a positive number of seconds, not 0.0"),
+    ],
+)
+def test_grade_refuses_a_wrong_setting_before_grading(unreadable, tmp_path, capsys, monkeypatch, flags, why):
+    monkeypatch.chdir(tmp_path)  # "." holds no notebooks
+    report = tmp_path / "report"
+    assert main(["grade", str(unreadable), "--report", str(report), "--no-progress", *flags]) == 2
+    assert why in capsys.readouterr().err
+    assert not report.exists()
+
+
+def test_every_chapter_with_exercises_is_known():
+    assert grade.known_chapters() == [f"ch{n:02d}" for n in range(2, 11)]
+    assert GradeOptions(chapter="ch03", source=NOTEBOOKS).chapter == "ch03"
+
+
+def test_a_change_to_the_checks_code_grades_everything_again(unreadable, tmp_path, monkeypatch):
+    checks = tmp_path / "grading"
+    shutil.copytree(grade.GRADER_SOURCES, checks, ignore=shutil.ignore_patterns("__pycache__"))
+    monkeypatch.setattr(grade, "GRADER_SOURCES", checks)
+    options = GradeOptions(cell_timeout=8)
+    grade_class([unreadable], tmp_path / "reports", options, progress=False)
+    base = tmp_path / "reports" / unreadable.stem
+    assert up_to_date(unreadable, base, options) is not None
+    (checks / "ch03.py").write_text((checks / "ch03.py").read_text() + "\n# a fixed check\n")
+    assert up_to_date(unreadable, base, options) is None
+
+
+def test_an_unreadable_file_takes_its_chapter_from_its_name(unreadable):
+    report = grade_submission(unreadable, GradeOptions())
+    assert (report["status"], report["chapter"], report["max_score"]) == ("unreadable", "ch03", 6)
+    assert "alice, ch03: 0 / 6 points" in markdown({**report, "student": "alice"})
+    missing = grade_submission(unreadable.with_name("03_gone.ipynb"), GradeOptions())
+    assert (missing["status"], missing["chapter"]) == ("missing", "ch03")
+
+
+def _report_with_a_cell_error(position) -> dict:
+    error = {"cell": position, "grade_id": None, "status": "error", "error": "NameError: x"}
+    return {
+        "submission": "alice/03.ipynb",
+        "chapter": "ch03",
+        "score": 0,
+        "max_score": 6,
+        "status": "graded",
+        "problems": [],
+        "exercises": [],
+        "cell_errors": [error],
+    }
+
+
+def test_reports_name_a_cell_by_its_number_counting_from_1():
+    report = _report_with_a_cell_error(35)  # the JSON keeps the position in the notebook's cells
+    assert "- cell 36 (counting from 1): error: `NameError: x`" in markdown(report)
+    assert "<li>cell 36 (counting from 1): error:" in to_html(report)
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("x = 1") for _ in range(3)])
+    nb.cells[2].metadata["nbgrader"] = "oops"
+    _, problems = cell_index(nb)
+    assert len(problems) == 1 and problems[0].startswith("cell 3 (counting from 1) has damaged nbgrader")
