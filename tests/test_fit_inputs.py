@@ -193,34 +193,16 @@ def test_an_interrupted_fit_leaves_its_steps_in_the_history_it_was_given():
             raise KeyboardInterrupt  # what the notebook's stop button raises
 
     history = History()
+    run = dict(epochs=5, batch_size=4, history=history, progress=False)
     with pytest.raises(KeyboardInterrupt):
-        fit(
-            model,
-            nn.mse_loss,
-            optimizer,
-            (X, y),
-            epochs=5,
-            batch_size=4,
-            callback=interrupt_at_step_5,
-            history=history,
-            progress=False,
-        )
+        fit(model, nn.mse_loss, optimizer, (X, y), callback=interrupt_at_step_5, **run)
     assert history.steps == 5 and history.epoch_ends == [3] and history.seconds > 0
     losses, seconds = history.losses[:], history.seconds
 
     # the same History goes on: steps keep counting, max_steps counts this call's steps, times add up
     steps = []
     again = fit(
-        model,
-        nn.mse_loss,
-        optimizer,
-        (X, y),
-        epochs=5,
-        batch_size=4,
-        max_steps=2,
-        callback=lambda step, loss: steps.append(step),
-        history=history,
-        progress=False,
+        model, nn.mse_loss, optimizer, (X, y), max_steps=2, callback=lambda s, _: steps.append(s), **run
     )
     assert again is history
     assert steps == [6, 7] and history.losses[:5] == losses

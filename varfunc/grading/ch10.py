@@ -11,7 +11,7 @@ import numpy as np
 from ..function import Function
 from ..variable import Variable
 from ..viz import ORDERINGS, compare_orders, naive_recursive_backward
-from .core import SECRET, CheckFailed, exercise, expect_equal
+from .core import SECRET, CheckFailed, exercise, expect_equal, parts
 
 
 def _require(ns: dict, *names: str) -> None:
@@ -22,13 +22,7 @@ def _require(ns: dict, *names: str) -> None:
 
 def _holds_ellipsis(value: Any) -> bool:
     """True when a template's ... is still somewhere in value (a key, a value, an item)."""
-    if value is ...:
-        return True
-    if isinstance(value, dict):
-        return any(_holds_ellipsis(key) or _holds_ellipsis(item) for key, item in value.items())
-    if isinstance(value, (list, tuple, set, frozenset)):
-        return any(_holds_ellipsis(item) for item in value)
-    return False
+    return any(part is ... for part in parts(value))
 
 
 # --- ch10.predict_modern ----------------------------------------------------------------------------

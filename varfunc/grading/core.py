@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import importlib
 import inspect
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -239,14 +239,19 @@ def expect_equal(case: str, got: Any, expected: Any, hint: str = "", secret: boo
 def _is_plain(value: Any) -> bool:
     """True for Python's, NumPy's and the kit's own values, and containers of them: their == is not
     the student's (a class of the student's could make == always true)."""
-    module = type(value).__module__
-    if module != "builtins" and not module.startswith(("numpy", "varfunc")):
-        return False
+    return all(type(part).__module__.startswith(("builtins", "numpy", "varfunc")) for part in parts(value))
+
+
+def parts(value: Any) -> Iterator:
+    """value, and everything a list, tuple, set or dict in it holds (a dict's keys too)."""
+    yield value
     if isinstance(value, dict):
-        return all(_is_plain(k) and _is_plain(v) for k, v in value.items())
-    if isinstance(value, (list, tuple, set, frozenset)):
-        return all(_is_plain(v) for v in value)
-    return True
+        for key, item in value.items():
+            yield from parts(key)
+            yield from parts(item)
+    elif isinstance(value, (list, tuple, set, frozenset)):
+        for item in value:
+            yield from parts(item)
 
 
 def expect_raises(case: str, error: type, call: Callable[[], Any], hint: str = "") -> None:
