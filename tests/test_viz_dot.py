@@ -274,3 +274,11 @@ def test_an_ops_settings_show_numpy_scalars_as_numbers_and_stay_short():
     assert "threshold=0.25," in draw(vf.functions.Threshold(np.float32(0.25), 0.0)(x)).source
     long = next(line for line in draw(x[np.arange(1000)]).source.splitlines() if "Index#1" in line)
     assert len(long.split('label="', 1)[1].split('"', 1)[0]) <= len("Index#1\\n") + 52 and "…" in long
+
+
+def test_draw_refuses_an_empty_list_and_a_name_that_is_not_a_string():
+    x = vf.Variable(np.ones(2))
+    with pytest.raises(ValueError, match="viz: got an empty list; give the Variable"):
+        draw([])
+    with pytest.raises(TypeError, match="viz: the params key 1 is not a str"):
+        draw(x * 2, params={1: x})

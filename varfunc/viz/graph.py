@@ -29,6 +29,8 @@ MAX_NODES = 500
 def _as_list(var_or_vars: Any) -> list:
     if isinstance(var_or_vars, (list, tuple)):
         items = list(var_or_vars)
+        if not items:
+            raise ValueError("viz: got an empty list; give the Variable (or Variables) to draw")
     else:
         items = [var_or_vars]
     for item in items:
@@ -87,6 +89,8 @@ class GraphView:
         self.roots = _as_list(roots)
         self.params = dict(params or {})
         for name, value in self.params.items():
+            if not isinstance(name, str):
+                raise TypeError(f"viz: the params key {name!r} is not a str; params maps names to Variables")
             if not isinstance(value, Variable):
                 raise TypeError(
                     f"viz: params[{name!r}] is {_described(value)}, not a Variable; name the Variable "
