@@ -282,3 +282,12 @@ def test_draw_refuses_an_empty_list_and_a_name_that_is_not_a_string():
         draw([])
     with pytest.raises(TypeError, match="viz: the params key 1 is not a str"):
         draw(x * 2, params={1: x})
+
+
+@pytest.mark.parametrize("style, shape", [("v0.1", " shape=ellipse"), ("modern", "")])
+def test_the_legend_draws_variables_in_the_shape_the_picture_gives_them(style, shape):
+    x = vf.Variable(np.ones(2))
+    source = draw((x * 2).sum(), legend=True, style=style).source
+    for key in ("leaf", "output"):
+        line = next(line for line in source.splitlines() if f"legend_{key} " in line)
+        assert line.endswith(f"{shape}]"), line

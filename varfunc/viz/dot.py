@@ -241,6 +241,8 @@ class _Builder:
         lines = ["\tsubgraph cluster_legend {\n", "\t\tfontname=monospace fontsize=10 label=legend\n"]
         for key, text in items:
             attrs = {"style": '"filled,dashed"'} if key == "constant" else {}
+            if self.o.style == "v0.1" and key in ("leaf", "constant", "output"):
+                attrs["shape"] = "ellipse"  # the Variables of a v0.1 picture, as drawn there
             lines.append("\t" + _node(f"legend_{key}", text, COLORS[key], **attrs))
         lines.append("\t}\n")
         return "".join(lines)
