@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import varfunc as vf
+import varfunc.functions as F
 from varfunc import Variable
 
 
@@ -325,6 +326,29 @@ def test_a_numpy_scalar_operand_keeps_float32_data_float32_as_in_torch(fn):
     want.sum().backward()
     assert x.grad.dtype == np.float32
     np.testing.assert_allclose(x.grad, t.grad.numpy(), rtol=1e-6)
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        pytest.param(lambda: F.AddConstant(np.float64(1)), id="AddConstant"),
+        pytest.param(lambda: F.SubConstant(np.float64(1), sub_tensor=True), id="SubConstant"),
+        pytest.param(lambda: F.MulConstant(np.float64(2)), id="MulConstant"),
+        pytest.param(lambda: F.DivConstant(np.float64(2), div_by_tensor=True), id="DivConstant"),
+        pytest.param(lambda: F.PowConstant(np.float64(2)), id="PowConstant"),
+        pytest.param(lambda: F.CmaxConstant(np.float64(0)), id="CmaxConstant"),
+        pytest.param(lambda: F.CminConstant(np.float64(0)), id="CminConstant"),
+        pytest.param(lambda: F.Clamp(np.float64(-1), np.float64(1)), id="Clamp"),
+        pytest.param(lambda: F.Threshold(np.float64(0.1), np.float64(-1)), id="Threshold"),
+    ],
+)
+def test_a_constant_function_made_directly_with_a_numpy_scalar_keeps_float32(make):
+    x = Variable(np.array([-1.5, 0.25, 2.0], dtype=np.float32))
+    fn = make()
+    y = fn(x)
+    assert y.dtype == np.float32 and "np." not in repr(fn)
+    y.sum().backward()
+    assert x.grad.dtype == np.float32
 
 
 def test_cmax_and_cmin_with_a_numpy_scalar_keep_float32_data_float32():

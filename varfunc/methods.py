@@ -2,7 +2,8 @@
 
 Variable (in variable.py) inherits these. A number as the other operand uses the op's Constant
 form (``x * 2`` is ``MulConstant(2)(x)``); an array is wrapped as a Variable that needs no grad.
-A NumPy scalar (``np.float64(2)``, ``np.sqrt(2.0)``) counts as the Python number it holds.
+A NumPy scalar (``np.float64(2)``, ``np.sqrt(2.0)``) counts as the Python number it holds
+(the Constant op converts it).
 Names ending in ``_`` change the Variable in place and return it.
 """
 
@@ -12,15 +13,14 @@ import numbers
 from typing import Any
 
 from . import functions as F
-from .backend import python_number
 from .errors import DTypeError, ShapeError
 
 
 def _number(x: Any) -> Any:
-    """x as a Python number, or None if x is no number (a Variable, an array, a list)."""
+    """x if it is a number (the op's Constant form takes it), or None (a Variable, an array, a list)."""
     if type(x) is float or type(x) is int:  # first: an isinstance check against numbers.Real is slow
         return x
-    return python_number(x) if isinstance(x, numbers.Real) else None
+    return x if isinstance(x, numbers.Real) else None
 
 
 class VariableMethods:
@@ -219,7 +219,7 @@ class VariableMethods:
 
     def clamp(self, min: Any = None, max: Any = None) -> Any:  # noqa: A002 - v0.1's argument names
         """self limited to [min, max]; either bound may be left out."""
-        return F.Clamp(python_number(min), python_number(max))(self)
+        return F.Clamp(min, max)(self)
 
     def relu(self) -> Any:
         """max(self, 0): clamp(min=0), but with gradient 0 at 0, as v0.1's nn and PyTorch give."""

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..backend import get_array_module
+from ..backend import get_array_module, python_number
 from ..function import Function
 from .utils import float_data, normalize_dims
 
@@ -15,8 +15,8 @@ class Threshold(Function):
     """
 
     def __init__(self, threshold: float = 0.0, value: float = 0.0) -> None:
-        self.threshold = threshold
-        self.value = value
+        self.threshold = python_number(threshold)
+        self.value = python_number(value)
 
     def forward(self, a):
         self.save_for_backward(a)

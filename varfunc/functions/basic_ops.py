@@ -1,4 +1,8 @@
-"""Arithmetic between two Variables, and between a Variable and a constant number."""
+"""Arithmetic between two Variables, and between a Variable and a constant number.
+
+A Constant op keeps a NumPy scalar constant as the Python number it holds: ``np.float64(2)`` would
+otherwise make float32 data float64 (NumPy promotes to a NumPy scalar's dtype, not a number's).
+"""
 
 from __future__ import annotations
 
@@ -7,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from ..backend import get_array_module
+from ..backend import get_array_module, python_number
 from ..errors import DTypeError, InplaceError
 from ..function import Function, InplaceFunction
 from .utils import broadcast_error, sum_to_shape
@@ -130,7 +134,7 @@ class AddConstant(InplaceFunction):
 
     def __init__(self, constant: Any, inplace: bool = False) -> None:
         super().__init__(inplace)
-        self.constant = constant
+        self.constant = python_number(constant)
 
     def forward(self, a):
         if self.inplace:
@@ -151,7 +155,7 @@ class SubConstant(InplaceFunction):
 
     def __init__(self, constant: Any, sub_tensor: bool = False, inplace: bool = False) -> None:
         super().__init__(inplace)
-        self.constant = constant
+        self.constant = python_number(constant)
         self.sub_tensor = sub_tensor
 
     def forward(self, a):
@@ -176,7 +180,7 @@ class MulConstant(InplaceFunction):
 
     def __init__(self, constant: Any, inplace: bool = False) -> None:
         super().__init__(inplace)
-        self.constant = constant
+        self.constant = python_number(constant)
 
     def forward(self, a):
         if self.inplace:
@@ -199,7 +203,7 @@ class DivConstant(InplaceFunction):
         if div_by_tensor and inplace:
             raise InplaceError("DivConstant: c / a cannot run in place (backward needs a); use inplace=False")
         super().__init__(inplace)
-        self.constant = constant
+        self.constant = python_number(constant)
         self.div_by_tensor = div_by_tensor
 
     def forward(self, a):
@@ -226,7 +230,7 @@ class PowConstant(Function):
     """a ** c, or c ** a when tensor_power is True (that path was broken in v0.1.3)."""
 
     def __init__(self, constant: Any, tensor_power: bool = False) -> None:
-        self.constant = constant
+        self.constant = python_number(constant)
         self.tensor_power = tensor_power
 
     def forward(self, a):

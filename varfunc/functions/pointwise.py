@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..backend import get_array_module
+from ..backend import get_array_module, python_number
 from ..function import Function, InplaceFunction
 from .utils import broadcast_error, float_data, sum_to_shape
 
@@ -213,8 +213,8 @@ class Clamp(Function):
     def __init__(self, min_value: Any = None, max_value: Any = None) -> None:
         if min_value is None and max_value is None:
             raise ValueError("clamp: give min, max or both")
-        self.min_value = min_value
-        self.max_value = max_value
+        self.min_value = python_number(min_value)
+        self.max_value = python_number(max_value)
 
     def forward(self, a):
         self.save_for_backward(a)
@@ -308,7 +308,7 @@ class CmaxConstant(Function):
     """max(a, c) for a number c; the gradient passes where a > c."""
 
     def __init__(self, constant: Any) -> None:
-        self.constant = constant
+        self.constant = python_number(constant)
 
     def forward(self, a):
         self.mask = a > self.constant
@@ -325,7 +325,7 @@ class CminConstant(Function):
     """min(a, c) for a number c; the gradient passes where a < c."""
 
     def __init__(self, constant: Any) -> None:
-        self.constant = constant
+        self.constant = python_number(constant)
 
     def forward(self, a):
         self.mask = a < self.constant
