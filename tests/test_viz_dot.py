@@ -200,6 +200,15 @@ def test_a_constant_leaf_changed_in_place_shows_no_data_that_is_no_longer_its_ow
     assert '\tv2 [label="x\\n(2,)\\ndata [3, 4]" fillcolor=white shape=ellipse]\n' in source
 
 
+def test_integer_data_is_shown_exactly_and_floats_with_four_digits():
+    rows = vf.Variable(np.array([123456, 7]))
+    x = vf.Variable(np.array([123456.0, 0.5]))
+    source = draw(x[rows.data % 2].sum(), params={"rows": rows, "x": x}, show_values=True).source
+    assert "data [1.235e+05, 0.5]" in source
+    picture = draw(rows * 1, params={"rows": rows}, show_values=True)
+    assert "data [123456, 7]" in picture.source and "1.235e+05" not in picture.source
+
+
 def test_drawing_anything_but_variables_is_a_type_error():
     with pytest.raises(TypeError, match=r"got a numpy.ndarray of shape \(2,\); wrap an array in Variable"):
         draw(np.ones(2))

@@ -10,7 +10,7 @@ import pytest
 
 import varfunc as vf
 from varfunc.viz import RendererUnavailable, available_renderers, draw, render
-from varfunc.viz.render import HOW_TO_GET_PICTURES
+from varfunc.viz.render import HOW_TO_GET_PICTURES, SWITCHED_OFF
 
 
 def picture():
@@ -73,7 +73,17 @@ def test_a_failing_renderer_falls_back_without_raising(no_renderer, capfd):
 def test_forced_none(monkeypatch):
     monkeypatch.setenv("VARFUNC_VIZ_RENDERER", "none")
     assert available_renderers() == []
-    assert list(picture()._repr_mimebundle_()) == ["text/plain"]
+    p = picture()
+    assert list(p._repr_mimebundle_()) == ["text/plain"]
+    # The setting is named, not a missing Graphviz: installing one would change nothing.
+    shown = p._repr_mimebundle_()["text/plain"]
+    assert shown.startswith("digraph varfunc {") and HOW_TO_GET_PICTURES not in shown
+    assert shown.splitlines()[-1] == f"({SWITCHED_OFF}: this is the DOT text)"
+    assert "VARFUNC_VIZ_RENDERER=none" in p.html()
+    with pytest.raises(
+        RendererUnavailable, match=r"cannot render SVG: pictures are switched off by VARFUNC_VIZ"
+    ):
+        p.svg()
 
 
 # Graphviz warns about an unknown colour on stderr, which a notebook would show as an output.

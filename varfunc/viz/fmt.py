@@ -11,7 +11,9 @@ from ..backend import to_device
 MAX_ELEMENTS = 6  # arrays with more elements are shown by their shape only
 
 
-def _number(x: Any) -> str:
+def _number(x: np.ndarray) -> str:
+    if x.dtype.kind in "biu":  # indices, labels, masks: exact (123456, not 1.235e+05)
+        return str(x.item())
     value = float(x)
     if value == 0.0:
         return "0"  # also for -0.0
@@ -30,7 +32,7 @@ def shape_text(shape: tuple) -> str:
 
 
 def array_text(array: Any, max_elements: int = MAX_ELEMENTS) -> str:
-    """Values with 4 significant digits (``[1, 2.5]``) for small arrays, else ``<2x3 array>``."""
+    """Small arrays as values (``[1, 2.5]``: 4 significant digits, integers exact), else ``<2x3 array>``."""
     if array is None:
         return "None"
     a = np.asarray(to_device(array, "cpu")) if hasattr(array, "shape") else np.asarray(array)

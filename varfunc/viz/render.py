@@ -35,6 +35,8 @@ HOW_TO_GET_PICTURES = (
     "or `conda install graphviz` to see pictures)"
 )
 
+SWITCHED_OFF = "pictures are switched off by VARFUNC_VIZ_RENDERER=none (unset it to see them)"
+
 
 class RendererUnavailable(RuntimeError):
     """No installed renderer can produce the requested format."""
@@ -136,6 +138,8 @@ def render(source: str, format: str = "svg", renderer: str | None = None) -> byt
         except Exception as error:  # noqa: BLE001 - try the next renderer
             errors.append(f"{name}: {error}")
     detail = "; ".join(errors) if errors else "none installed"
+    if not errors and forced_renderer() == "none":
+        raise RendererUnavailable(f"cannot render {format.upper()}: {SWITCHED_OFF}")
     raise RendererUnavailable(
         f"cannot render {format.upper()} ({detail}); install the Graphviz `dot` program "
         "(conda install graphviz, apt install graphviz) or `pip install pygraphviz`"
@@ -153,12 +157,13 @@ def try_render_svg(source: str) -> str | None:
 
 
 def text_fallback(source: str) -> str:
-    """The DOT text and one line: how to get pictures, or why the renderer setting is wrong."""
+    """The DOT text and one line: how to get pictures, or what the renderer setting does."""
     try:
-        forced_renderer()
+        forced = forced_renderer()
     except ValueError as error:
         return source.rstrip("\n") + f"\n({error})"
-    return source.rstrip("\n") + "\n" + HOW_TO_GET_PICTURES
+    why = f"({SWITCHED_OFF}: this is the DOT text)" if forced == "none" else HOW_TO_GET_PICTURES
+    return source.rstrip("\n") + "\n" + why
 
 
 class Picture:
