@@ -10,6 +10,7 @@ import varfunc.data as data
 import varfunc.nn as nn
 import varfunc.optim as optim
 from varfunc import Variable
+from varfunc.errors import ShapeError
 from varfunc.train import History, fit
 
 
@@ -177,11 +178,11 @@ def test_history_plots_validation_where_each_epoch_ended():
     # 4 steps per epoch (batches of 3); max_steps cuts the second epoch short
     kwargs = dict(epochs=3, batch_size=3, max_steps=6, val_data=(X, y), callback=steps_of, progress=False)
     history = fit(model, counting_loss, optimizer, (X, y), **kwargs)
-    assert evaluated_at == [4, 6]
+    assert evaluated_at == [0, 4, 6]  # 0: fit tries val_data's loss before the first step
     validation = history.plot().get_lines()[-1]
     assert validation.get_label() == "validation loss"
-    assert validation.get_xdata().tolist() == evaluated_at
-    assert history.epoch_ends == evaluated_at
+    assert validation.get_xdata().tolist() == [4, 6]
+    assert history.epoch_ends == history.val_ends == [4, 6]
     plt.close("all")
 
 
@@ -207,3 +208,123 @@ def test_an_interrupted_fit_leaves_its_steps_in_the_history_it_was_given():
     assert again is history
     assert steps == [6, 7] and history.losses[:5] == losses
     assert history.epoch_ends == [3, 7] and history.seconds > seconds
+
+
+def test_fit_tries_val_data_and_metrics_before_the_first_step():
+    X, y, model, optimizer = linear_problem()
+    words = r"mse_loss: input has shape \(8, 1\) but target has shape \(8,\)"
+    assert_refused(ShapeError, words, model, nn.mse_loss, optimizer, (X, y), val_data=(X, y[:, 0]))
+    wide = r"expected input of shape \(N, 2\).*got shape \(8, 3\)"
+    assert_refused(ShapeError, wide, model, nn.mse_loss, optimizer, (X, y), val_data=(np.ones((12, 3)), y))
+
+    def broken(output, target):
+        return output.data.sum(axis=3)
+
+    assert_refused(
+        np.exceptions.AxisError, "axis 3", model, nn.mse_loss, optimizer, (X, y), metrics={"m": broken}
+    )
+
+
+def test_an_epoch_is_recorded_whole_or_not_at_all():
+    X, y, model, optimizer = linear_problem()
+    calls = []
+
+    def interrupted_on_its_second_evaluation(output, target):  # the first is fit's check
+        calls.append(len(target))
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+        return 0.0
+
+    history = History()
+    with pytest.raises(KeyboardInterrupt):
+        fit(
+            model,
+            nn.mse_loss,
+            optimizer,
+            (X, y),
+            metrics={"m": interrupted_on_its_second_evaluation},
+            batch_size=4,
+            history=history,
+            progress=False,
+        )
+    assert calls == [8, 12] and history.steps == 3
+    assert history.epoch_losses == history.epoch_ends == history.val_ends == [] and history.metrics == {}
+
+
+def test_a_history_continued_with_val_data_plots_it_where_it_was_measured():
+    matplotlib = pytest.importorskip("matplotlib")
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    X, y, model, optimizer = linear_problem()  # 12 rows, batches of 4: 3 steps per epoch
+    history = fit(model, nn.mse_loss, optimizer, (X, y), epochs=2, batch_size=4, progress=False)
+    fit(model, nn.mse_loss, optimizer, (X, y), batch_size=4, val_data=(X, y), history=history, progress=False)
+    assert history.epoch_ends == [3, 6, 9] and history.val_ends == [9]
+    line = history.plot().get_lines()[-1]
+    assert line.get_label() == "validation loss" and line.get_xdata().tolist() == [9]
+    plt.close("all")
+
+
+def test_fit_refuses_an_optimizer_made_for_another_model():
+    X, y, model, _ = linear_problem()
+    other = optim.SGD(nn.Linear(3, 3).parameters(), lr=0.1)
+    words = r"the optimizer holds 2 parameter\(s\), none of them the model's"
+    assert_refused(ValueError, words, model, nn.mse_loss, other, (X, y))
+    head_only = optim.SGD([model.bias], lr=0.1)  # a part of the model's parameters is fine
+    assert fit(model, nn.mse_loss, head_only, (X, y), max_steps=1, progress=False).steps == 1
+
+
+def test_fit_refuses_a_batch_size_its_batches_would_ignore():
+    X, y, model, optimizer = linear_problem()
+    words = r"batch_size=7 cuts arrays \(X, y\) into batches, but train_data is Minibatches \(batch_size=4\)"
+    assert_refused(
+        ValueError, words, model, nn.mse_loss, optimizer, data.Minibatches(X, y, batch_size=4), batch_size=7
+    )
+
+
+class DtypeRecorder(nn.Module):
+    """A Linear that records the dtype of every input it is given."""
+
+    def __init__(self, dtype):
+        super().__init__()
+        self.fc, self.seen = nn.Linear(2, 1, dtype=dtype), set()
+
+    def forward(self, x):
+        self.seen.add(x.dtype)
+        return self.fc(x)
+
+
+def test_fit_gives_a_float32_model_float32_batches_and_evaluation():
+    X, y, _, _ = data.linear_regression(12, 2, seed=1, dtype=np.float64)
+    model = DtypeRecorder(np.float32)
+    optimizer = optim.SGD(model.parameters(), lr=0.01)
+    losses = []
+    fit(
+        model,
+        lambda o, t: losses.append(t.dtype) or nn.mse_loss(o, t),
+        optimizer,
+        (X, y),
+        val_data=(X, y),
+        progress=False,
+    )
+    assert model.seen == {np.dtype(np.float32)} and set(losses) == {np.dtype(np.float32)}
+    model64 = DtypeRecorder(np.float64)
+    fit(
+        model64,
+        nn.mse_loss,
+        optim.SGD(model64.parameters(), lr=0.01),
+        (X.astype(np.float32), y),
+        progress=False,
+    )
+    assert model64.seen == {np.dtype(np.float64)}
+
+
+def test_a_loss_that_fit_refuses_leaves_the_gradients_as_they_were():
+    X, y, model, optimizer = linear_problem()
+    nn.mse_loss(model(const(X)), const(y)).backward()
+    grads = [p.grad.copy() for p in model.parameters()]
+    per_row = lambda output, target: nn.mse_loss(output, target, reduction="none")  # noqa: E731
+    with pytest.raises(ValueError, match="one-element Variable"):
+        fit(model, per_row, optimizer, (X, y), progress=False)
+    for p, g in zip(model.parameters(), grads):
+        np.testing.assert_array_equal(p.grad, g)

@@ -166,6 +166,10 @@ def test_sequential_indexing_and_ordereddict():
     assert model(const(np.ones((4, 2)))).shape == (4, 1)
     with pytest.raises(IndexError):
         model[5]
+    with pytest.raises(
+        TypeError, match=r"Sequential: index it with an int or a slice \(model\[0\], model\[:2\]\), got 'fc'"
+    ):
+        model["fc"]  # a name is an attribute: model.fc
 
 
 def test_a_slice_of_a_sequential_keeps_the_layer_names():
@@ -536,3 +540,16 @@ def test_accuracy_takes_one_logit_per_row_in_either_shape():
         ShapeError, match=r"accuracy: scores of shape \(3, 2\) give 3 predictions but there are 2"
     ):
         nn.accuracy(np.zeros((3, 2)), np.array([0, 1]))
+
+
+def test_one_probability_per_row_is_cut_at_one_half_as_a_sigmoid_model_needs():
+    labels = np.array([1, 0, 0, 1])
+    probabilities = np.array([[0.9], [0.2], [0.45], [0.6]])  # a Sigmoid's outputs: all in [0, 1]
+    assert nn.accuracy(probabilities, labels) == 1.0  # cut at 0 they would all be class 1: 0.5
+    assert nn.classes_from_scores(probabilities).tolist() == [1, 0, 0, 1]
+    assert nn.classes_from_scores(np.array([0.9, -0.2, 0.45, 3.0])).tolist() == [1, 0, 1, 1]  # logits
+    assert nn.classes_from_scores(np.array([[0.2, 0.7, 0.1]])).tolist() == [1]
+    model = nn.Sequential(nn.Linear(2, 1), nn.Sigmoid())
+    X = np.random.default_rng(0).standard_normal((50, 2)).astype(np.float32)
+    p = model(Variable(X)).data[:, 0]
+    assert nn.accuracy(model(Variable(X)), (p > 0.5).astype(np.int64)) == 1.0

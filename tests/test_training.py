@@ -240,3 +240,25 @@ def test_a_non_finite_loss_stops_fit_before_the_step():
         fit(model, nn.mse_loss, optim.SGD(model.parameters(), lr=0.1), (X, y), batch_size=10, progress=False)
     for p, b in zip(model.parameters(), before):
         np.testing.assert_array_equal(p.data, b)
+
+
+class OneScorePerRow(nn.Module):
+    """A binary classifier whose output is (N,): one logit per row, flattened."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(2, 1, dtype=np.float64)
+
+    def forward(self, x):
+        return self.fc(x).view(-1)
+
+
+def test_predict_classes_reads_one_score_per_row_as_accuracy_does():
+    X = np.random.default_rng(3).standard_normal((5, 2))
+    nn.manual_seed(0)
+    model = OneScorePerRow()
+    logits = model(Variable(X)).data
+    assert logits.min() < 0 < logits.max()  # logits, not probabilities
+    predicted = predict_classes(model, X)
+    assert predicted.tolist() == (logits > 0).astype(int).tolist()  # 5 predictions, not one argmax
+    assert nn.accuracy(model(Variable(X)), predicted) == 1.0

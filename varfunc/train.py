@@ -3,8 +3,8 @@
 The loop is the 2017 one, written out so that it can be read::
 
     for x, y in batches:
-        optimizer.zero_grad()
         loss = loss_fn(model(x), y)
+        optimizer.zero_grad()
         loss.backward()
         optimizer.step()
 
@@ -27,6 +27,7 @@ from .data import Minibatches
 from .data.loader import as_arrays
 from .errors import ShapeError
 from .nn import Module, default_rng
+from .nn.losses import classes_from_scores
 from .variable import Variable
 
 
@@ -38,7 +39,8 @@ class History:
     weighted by its batch's rows (so a short last batch counts for what it holds);
     ``metrics['accuracy'][e]`` a metric on the training data after epoch e, and ``val_metrics`` the
     same on the validation data (with 'loss' among them). ``epoch_ends[e]`` is the number of steps
-    taken when epoch e ended. ``seconds`` is fit's wall time, the evaluation after each epoch included.
+    taken when epoch e ended, ``val_ends`` the same for each epoch that was validated (a fit call
+    without val_data adds none). ``seconds`` is fit's wall time, the evaluation after each epoch included.
     Passed back to fit (``history=``), it goes on filling: steps keep counting, times add up.
     """
 
@@ -47,6 +49,7 @@ class History:
     epoch_ends: list = field(default_factory=list)
     metrics: dict = field(default_factory=dict)
     val_metrics: dict = field(default_factory=dict)
+    val_ends: list = field(default_factory=list)
     seconds: float = 0.0
 
     @property
@@ -66,7 +69,7 @@ class History:
             running = np.convolve(self.losses, np.ones(smooth) / smooth, mode="valid")
             ax.plot(steps[smooth - 1 :], running, lw=2, label=f"mean of {smooth} steps")
         if "loss" in self.val_metrics:  # at the step where each epoch ended (max_steps may cut one short)
-            ax.plot(self.epoch_ends, self.val_metrics["loss"], "o-", label="validation loss")
+            ax.plot(self.val_ends, self.val_metrics["loss"], "o-", label="validation loss")
         positive = len(self.losses) and min(self.losses) > 0
         if log if log is not None else positive and max(self.losses) / min(self.losses) > 100:
             ax.set_yscale("log")
@@ -114,6 +117,37 @@ def _model_device(model: Module) -> str:
     return "cpu"
 
 
+def _in_model_dtype(model: Module, arrays: tuple) -> tuple:
+    """The floating-point arrays cast to the model's (float64 data, float32 layers); others as they are.
+
+    NumPy would compute a float32 layer on float64 data in float64, silently and more slowly;
+    PyTorch refuses the mix. Integer arrays (labels, indices) are left alone.
+    """
+    dtype = next((p.dtype for p in model.parameters() if p.dtype.kind == "f"), None)
+    if dtype is None:
+        return arrays
+    return tuple(a.astype(dtype) if a.dtype.kind == "f" and a.dtype != dtype else a for a in arrays)
+
+
+def _for_model(model: Module, *values: Any) -> tuple:
+    """The arrays of values (Variables, arrays, lists) on the model's device, floats in its dtype."""
+    arrays = _in_model_dtype(
+        model, tuple(v.data if isinstance(v, Variable) else np.asarray(v) for v in values)
+    )
+    return tuple(to_device(a, _model_device(model)) for a in arrays)
+
+
+def _check_optimizer(model: Module, optimizer: Any) -> None:
+    """Refuse an optimizer that holds none of the model's parameters: it would train nothing."""
+    params = list(model.parameters())
+    held = {id(p) for group in getattr(optimizer, "param_groups", ()) for p in group["params"]}
+    if params and held and not any(id(p) in held for p in params):
+        raise ValueError(
+            f"fit: the optimizer holds {len(held)} parameter(s), none of them the model's, so training "
+            "would change nothing; make it for this model: optim.SGD(model.parameters(), lr=...)"
+        )
+
+
 def _positive_int(name: str, value: Any) -> None:
     """Refuse what cannot count epochs, steps or rows (a bool, a float, 0) before fit changes anything."""
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
@@ -139,10 +173,8 @@ def evaluate(
     was_training = model.training
     model.eval()
     try:
-        device = _model_device(model)
-        x = Variable(to_device(X.data if isinstance(X, Variable) else np.asarray(X), device), volatile=True)
-        output = model(x)
-        target = to_device(y.data if isinstance(y, Variable) else np.asarray(y), device)
+        x, target = _for_model(model, X, y)
+        output = model(Variable(x, volatile=True))
         results = {}
         if loss_fn is not None:
             results["loss"] = float(loss_fn(output, Variable(target, volatile=True)).item())
@@ -160,7 +192,7 @@ def fit(
     train_data: Any,
     epochs: int = 1,
     *,
-    batch_size: int = 32,
+    batch_size: int | None = None,
     val_data: tuple | None = None,
     metrics: dict | None = None,
     max_steps: int | None = None,
@@ -174,20 +206,23 @@ def fit(
 
     ``train_data`` is an iterable of (x, y) batches (e.g. ``Minibatches``), re-iterated each
     epoch, or the arrays (X, y) (NumPy arrays, Variables or lists), as a tuple or a list, cut into
-    batches of batch_size in a new shuffled order each epoch. The order comes from ``seed``; with
-    seed=None it is drawn from nn's generator, so nn.manual_seed makes a run repeatable and each
-    fit call sees new orders.
+    batches of batch_size (32 when None) in a new shuffled order each epoch. The order comes from
+    ``seed``; with seed=None it is drawn from nn's generator, so nn.manual_seed makes a run repeatable
+    and each fit call sees new orders. Floating-point arrays are cast to the model's dtype (float64
+    data for float32 layers); batches you make yourself are used as they are.
     ``loss_fn(output, y)`` gets y as a Variable (as the batches hold it); ``metrics`` maps names to
     functions ``metric(output, y)`` (e.g. ``{'accuracy': nn.accuracy}``) that get y as an array,
     computed after each epoch on the whole training set (given as arrays or Minibatches of (X, y))
-    and on ``val_data``, an (X, y) pair.
+    and on ``val_data``, an (X, y) pair. They, the loss on val_data and the optimizer are tried
+    before the first step, so that a mistake in them stops fit before it changes the model.
     Training stops early after ``max_steps`` steps or when a step's loss is below ``stop_loss``
     (the 2017 regression example's rule). ``callback(step, loss)`` runs after every step.
     ``history``: a History to add this run to (a new one by default). Pass one you hold to keep
     what a run saw when it is interrupted, or to continue one curve over several fit calls.
     """
     _positive_int("epochs", epochs)
-    _positive_int("batch_size", batch_size)
+    if batch_size is not None:
+        _positive_int("batch_size", batch_size)
     if max_steps is not None:
         _positive_int("max_steps", max_steps)
     if history is not None and not isinstance(history, History):
@@ -201,12 +236,20 @@ def fit(
                 "pass val_data=(X_val, y_val)"
             )
     train_arrays = _array_pair(train_data, "train_data")
+    if train_arrays is not None:
+        train_arrays = _in_model_dtype(model, train_arrays)
     batches = train_data
     if train_arrays is not None and not isinstance(train_data, Minibatches):
         if seed is None:  # from nn's generator: nn.manual_seed repeats a run, and each call shuffles anew
             seed = int(default_rng().integers(2**32))
         batches = Minibatches(
-            *train_arrays, batch_size=batch_size, shuffle=True, seed=seed, device=_model_device(model)
+            *train_arrays, batch_size=batch_size or 32, shuffle=True, seed=seed, device=_model_device(model)
+        )
+    elif batch_size is not None:
+        own = f" (batch_size={train_data.batch_size})" if isinstance(train_data, Minibatches) else ""
+        raise ValueError(
+            f"fit: batch_size={batch_size} cuts arrays (X, y) into batches, but train_data is "
+            f"{type(train_data).__name__}{own}, which makes its own; set the size there"
         )
     if epochs > 1 and iter(batches) is batches:
         raise ValueError(
@@ -219,9 +262,11 @@ def fit(
         per_epoch = None
     if per_epoch == 0:
         raise ValueError(f"fit: {_no_batches(batches)}")
+    _check_optimizer(model, optimizer)
+    metrics = dict(metrics or {})
+    _epoch_metrics(model, loss_fn, train_arrays, val_arrays, metrics, rows=slice(0, 8))  # raises now
     history = History() if history is None else history
     first_step = history.steps
-    metrics = dict(metrics or {})
     total = per_epoch * epochs if per_epoch is not None else None
     if max_steps is not None and total is not None:
         total = min(total, max_steps)
@@ -233,7 +278,6 @@ def fit(
         for epoch in range(epochs):
             epoch_sum, epoch_count = 0.0, 0
             for x, y in batches:
-                optimizer.zero_grad()
                 loss = loss_fn(model(x), y)
                 if not isinstance(loss, Variable) or loss.numel() != 1:
                     got = f"shape {loss.shape}" if isinstance(loss, Variable) else type(loss).__name__
@@ -247,6 +291,7 @@ def fit(
                         f"fit: the loss became {value} at step {history.steps + 1}; lower the learning "
                         "rate or check the inputs for inf/nan (the model keeps the weights that gave it)"
                     )
+                optimizer.zero_grad()
                 loss.backward()
                 optimizer.step()
                 history.losses.append(value)
@@ -265,9 +310,8 @@ def fit(
                     break
             if not epoch_count:  # an iterable without len() that ran dry
                 raise ValueError(f"fit: epoch {epoch + 1}: {_no_batches(batches)}")
-            history.epoch_losses.append(epoch_sum / epoch_count)
-            history.epoch_ends.append(history.steps)
-            _record_metrics(history, model, loss_fn, train_arrays, val_arrays, metrics)
+            results = _epoch_metrics(model, loss_fn, train_arrays, val_arrays, metrics)
+            _record_epoch(history, epoch_sum / epoch_count, *results)
             if stop:
                 break
     finally:
@@ -277,13 +321,26 @@ def fit(
     return history
 
 
-def _record_metrics(history, model, loss_fn, train_arrays, val_arrays, metrics) -> None:
+def _epoch_metrics(model, loss_fn, train_arrays, val_arrays, metrics, rows=slice(None)) -> tuple:
+    """({metric: value} on the training arrays, {name: value} on val_data), on these rows of each."""
+    train, val = {}, {}
     if metrics and train_arrays is not None:
-        for name, value in evaluate(model, *train_arrays, metrics=metrics).items():
-            history.metrics.setdefault(name, []).append(value)
+        train = evaluate(model, *(a[rows] for a in train_arrays), metrics=metrics)
     if val_arrays is not None:
-        for name, value in evaluate(model, *val_arrays, loss_fn=loss_fn, metrics=metrics).items():
-            history.val_metrics.setdefault(name, []).append(value)
+        val = evaluate(model, *(a[rows] for a in val_arrays), loss_fn=loss_fn, metrics=metrics)
+    return train, val
+
+
+def _record_epoch(history: History, epoch_loss: float, train: dict, val: dict) -> None:
+    """Add one epoch's figures to history, all together: an interrupted evaluation adds none."""
+    history.epoch_losses.append(epoch_loss)
+    history.epoch_ends.append(history.steps)
+    for name, value in train.items():
+        history.metrics.setdefault(name, []).append(value)
+    if val:
+        history.val_ends.append(history.steps)
+    for name, value in val.items():
+        history.val_metrics.setdefault(name, []).append(value)
 
 
 def _progress_bar(total: int | None, progress: bool) -> Any:
@@ -297,12 +354,10 @@ def _progress_bar(total: int | None, progress: bool) -> Any:
 
 
 def predict_classes(model: Module, X: Any) -> np.ndarray:
-    """The class with the largest score for each row of X (without building a graph)."""
-    output = model(Variable(to_device(np.asarray(X), _model_device(model)), volatile=True))
-    scores = to_device(output.data, "cpu")
-    if scores.ndim == 2 and scores.shape[1] == 1:
-        return (scores[:, 0] > 0).astype(np.int64)
-    return scores.argmax(axis=-1)
+    """The class the model picks for each row of X (nn.classes_from_scores), without building a graph."""
+    (x,) = _for_model(model, X)
+    output = model(Variable(x, volatile=True))
+    return classes_from_scores(to_device(output.data, "cpu"))
 
 
 def plot_decision_boundary(

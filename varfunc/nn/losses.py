@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from ..backend import to_device
+from ..backend import is_array, to_device
 from ..errors import DTypeError, ShapeError
 from ..variable import Variable
 from . import functions
@@ -69,10 +69,12 @@ def smooth_l1_loss(input: Variable, target: Any, reduction: str = "mean", beta: 
     Written as 0.5 q**2 / beta + relu(|d| - beta) with q = min(|d|, beta): the quadratic part stops
     growing at beta and the linear part takes over, with no branch. (``|d| - q`` has the same value,
     but its gradient there is ``g - g`` plus ``g d / beta``, and rounding eats a small residual's
-    share.) 2017 had beta fixed at 1.
+    share.) 2017 had beta fixed at 1; beta=0 is the L1 loss, as in PyTorch.
     """
-    if beta <= 0:
-        raise ValueError(f"smooth_l1_loss: beta must be positive, got {beta}")
+    if not beta >= 0:  # (also refuses NaN)
+        raise ValueError(f"smooth_l1_loss: beta must be 0 or more, got {beta}")
+    if beta == 0:
+        return l1_loss(input, target, reduction)
     distance = _difference("smooth_l1_loss", input, target).abs()
     capped = distance.clamp(max=beta)
     loss = capped**2 * (0.5 / beta) + (distance - beta).relu()
@@ -91,7 +93,7 @@ def nll_loss(input: Variable, target: Any, reduction: str = "mean") -> Variable:
     if input.ndim != 2:
         raise ShapeError(f"nll_loss: input must have shape (N, C), got {input.shape}")
     labels = target.data if isinstance(target, Variable) else target
-    labels = to_device(np.asarray(labels) if not hasattr(labels, "shape") else labels, "cpu")
+    labels = to_device(labels if is_array(labels) else np.asarray(labels), "cpu")  # lists, torch tensors
     n, classes = input.shape
     if labels.dtype.kind not in "iu":
         raise DTypeError(
@@ -121,13 +123,26 @@ def cross_entropy(input: Variable, target: Any, reduction: str = "mean") -> Vari
     return nll_loss(log_softmax(input, dim=1), target, reduction)
 
 
+def classes_from_scores(scores: np.ndarray) -> np.ndarray:
+    """The class each row's scores pick: the largest; one score per row picks 1 or 0 (two classes).
+
+    One score per row (shape (N,) or (N, 1)) is a binary classifier's: a logit, cut at 0, or, when
+    every value lies in [0, 1], a probability (a Sigmoid's output), cut at 0.5, as torchmetrics reads it.
+    """
+    if scores.ndim == 1 or (scores.ndim == 2 and scores.shape[1] == 1):
+        scores = scores.reshape(-1)
+        probabilities = scores.size > 0 and scores.min() >= 0 and scores.max() <= 1
+        return (scores > (0.5 if probabilities else 0.0)).astype(np.int64)
+    return scores.argmax(axis=-1)
+
+
 def accuracy(input: Any, target: Any) -> float:
-    """The fraction of rows whose largest score is at the target class (a metric, not differentiable)."""
+    """The fraction of rows whose predicted class is the target (a metric, not differentiable).
+
+    The predicted class is the largest score's; for one score per row, see classes_from_scores.
+    """
     scores, labels = _on_cpu(input), _on_cpu(target)
-    if scores.ndim == 1 or (scores.ndim == 2 and scores.shape[1] == 1):  # one logit: binary classes
-        predicted = (scores.reshape(-1) > 0).astype(labels.dtype)
-    else:
-        predicted = scores.argmax(axis=-1)
+    predicted = classes_from_scores(scores)
     if labels.size != predicted.size:
         raise ShapeError(
             f"accuracy: scores of shape {scores.shape} give {predicted.size} predictions but there are "
