@@ -140,8 +140,27 @@ def test_minibatches_errors():
         data.Minibatches(np.ones((10, 2)), np.ones(9))
     with pytest.raises(ValueError, match="batch_size"):
         data.Minibatches(np.ones(4), batch_size=0)
+    with pytest.raises(ValueError, match="batch_size must be a positive integer, got True"):
+        data.Minibatches(np.ones(4), batch_size=True)  # fit refuses a bool too
     with pytest.raises(ValueError, match="at least one array"):
         data.Minibatches()
+
+
+@pytest.mark.parametrize(
+    "make, words",
+    [
+        (lambda: data.moons(-3), "moons: n_samples must be a positive integer, got -3"),
+        (lambda: data.digits(0), "digits: n_samples must be a positive integer, got 0"),
+        (lambda: data.two_spirals(-1), "two_spirals: n_per_class must be a positive integer, got -1"),
+        (lambda: data.linear_regression(10, 2.5), "linear_regression: n_features must be a positive integer"),
+        (lambda: data.polynomial_regression(True), "polynomial_regression: n_samples must be a positive"),
+        (lambda: data.PolynomialTarget(degree=0), "PolynomialTarget: degree must be a positive integer"),
+        (lambda: data.PolynomialTarget().batch(-1), r"PolynomialTarget.batch: batch_size must be a positive"),
+    ],
+)
+def test_generators_name_themselves_when_a_count_is_wrong(make, words):
+    with pytest.raises(ValueError, match=words):
+        make()
 
 
 @pytest.mark.skipif(gpu_status()[0], reason="a GPU is available here")

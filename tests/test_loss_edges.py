@@ -16,3 +16,26 @@ def test_smooth_l1_keeps_the_gradient_of_a_small_residual(dtype, beta):
     nn.smooth_l1_loss(x, np.zeros_like(d), reduction="sum", beta=beta).backward()
     want = np.where(np.abs(d) < dtype(beta), d / dtype(beta), np.sign(d)).astype(dtype)
     np.testing.assert_allclose(x.grad, want, rtol=1e-6 if dtype == np.float32 else 1e-14, atol=0)
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+def test_smooth_l1_with_beta_0_is_the_l1_loss_as_in_torch(reduction):
+    torch = pytest.importorskip("torch")
+    d = np.array([0.0, 1e-9, -0.3, 2.0])
+    x, t = Variable(d.copy()), torch.tensor(d, requires_grad=True)
+    loss = nn.smooth_l1_loss(x, np.zeros(4), reduction=reduction, beta=0)
+    want = torch.nn.functional.smooth_l1_loss(t, torch.zeros(4, dtype=t.dtype), reduction=reduction, beta=0)
+    np.testing.assert_allclose(loss.data, want.detach().numpy())
+    loss.sum().backward()
+    want.sum().backward()
+    np.testing.assert_allclose(x.grad, t.grad.numpy())
+    for beta in (-1.0, float("nan")):
+        with pytest.raises(ValueError, match="smooth_l1_loss: beta must be 0 or more"):
+            nn.smooth_l1_loss(x, np.zeros(4), beta=beta)
+
+
+def test_nll_loss_takes_its_target_as_a_torch_tensor_too():
+    torch = pytest.importorskip("torch")
+    scores = np.array([[0.2, 1.5, -0.3], [2.0, 0.1, 0.4]])
+    loss = nn.cross_entropy(Variable(scores), torch.tensor([1, 0]))
+    assert loss.item() == pytest.approx(nn.cross_entropy(Variable(scores), np.array([1, 0])).item())

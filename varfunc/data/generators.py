@@ -25,10 +25,18 @@ def _rng(seed: Any) -> np.random.Generator:
     return seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
 
 
+def _check_counts(generator: str, **counts: Any) -> None:
+    """A ValueError naming the generator unless every count (samples, features, degree) is a positive int."""
+    for name, value in counts.items():
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+            raise ValueError(f"{generator}: {name} must be a positive integer, got {value!r}")
+
+
 def linear_regression(
     n_samples: int = 100, n_features: int = 1, noise: float = 0.1, seed: Any = 0, dtype: Any = np.float32
 ) -> Regression:
     """y = X @ weight + bias + noise, with X standard normal and weight, bias drawn like the 2017 example."""
+    _check_counts("linear_regression", n_samples=n_samples, n_features=n_features)
     rng = _rng(seed)
     weight = rng.standard_normal((n_features, 1)) * 5
     bias = rng.standard_normal(1) * 5
@@ -63,6 +71,7 @@ class PolynomialTarget:
     """
 
     def __init__(self, degree: int = 4, seed: Any = 0, dtype: Any = np.float32) -> None:
+        _check_counts("PolynomialTarget", degree=degree)
         self.rng = _rng(seed)
         self.degree = degree
         self.dtype = dtype
@@ -75,6 +84,7 @@ class PolynomialTarget:
 
     def batch(self, batch_size: int = 32) -> tuple[np.ndarray, np.ndarray]:
         """Fresh (features, targets) for batch_size random x."""
+        _check_counts("PolynomialTarget.batch", batch_size=batch_size)
         X = make_features(self.rng.standard_normal(batch_size), self.degree)
         return X.astype(self.dtype), self.f(X)
 
@@ -86,6 +96,7 @@ def polynomial_regression(
     n_samples: int = 256, degree: int = 4, noise: float = 0.0, seed: Any = 0, dtype: Any = np.float32
 ) -> Regression:
     """A fixed sample of the 2017 example's problem: features [x, ..., x**degree], y = f(x) (+ noise)."""
+    _check_counts("polynomial_regression", n_samples=n_samples, degree=degree)
     target = PolynomialTarget(degree, seed, dtype=np.float64)
     X, y = target.batch(n_samples)
     y = y + noise * target.rng.standard_normal(y.shape)
@@ -98,6 +109,7 @@ def two_spirals(
     n_per_class: int = 200, turns: float = 1.5, noise: float = 0.05, seed: Any = 0, dtype: Any = np.float32
 ) -> tuple[np.ndarray, np.ndarray]:
     """Two interleaved spirals (X (2n, 2), labels 0 and 1); radius sqrt(0.02) ~ 0.14 to 1, plus noise."""
+    _check_counts("two_spirals", n_per_class=n_per_class)
     rng = _rng(seed)
     t = np.sqrt(rng.uniform(0.02, 1, n_per_class))  # more points at larger radius, where arms are longer
     angle = 2 * np.pi * turns * t
@@ -112,6 +124,7 @@ def moons(
     n_samples: int = 200, noise: float = 0.1, seed: Any = 0, dtype: Any = np.float32
 ) -> tuple[np.ndarray, np.ndarray]:
     """Two interleaving half circles (as scikit-learn's make_moons): X (n, 2), labels 0 and 1."""
+    _check_counts("moons", n_samples=n_samples)
     rng = _rng(seed)
     n_outer = n_samples // 2
     n_inner = n_samples - n_outer
@@ -164,6 +177,7 @@ def digits(
     clipped to [0, 1]. Returns X (n, 64) (or (n, 8, 8) with flatten=False) and labels y (n,), with
     the classes balanced and shuffled.
     """
+    _check_counts("digits", n_samples=n_samples)
     rng = _rng(seed)
     glyphs = digit_glyphs()
     y = rng.permutation(np.arange(n_samples) % 10)

@@ -53,7 +53,7 @@ class Minibatches:
                     f"Minibatches: array {index} has shape {array.shape} but array 0 has {n} rows; "
                     "every array needs the same first dim"
                 )
-        if not isinstance(batch_size, (int, np.integer)) or batch_size < 1:
+        if isinstance(batch_size, bool) or not isinstance(batch_size, (int, np.integer)) or batch_size < 1:
             raise ValueError(f"Minibatches: batch_size must be a positive integer, got {batch_size!r}")
         self.arrays = arrays
         self.batch_size = int(batch_size)

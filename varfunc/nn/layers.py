@@ -119,6 +119,10 @@ class Sequential(Module):
         if isinstance(index, slice):  # the layers keep their names, as in torch: "2.weight" stays
             return Sequential(OrderedDict(list(self._modules.items())[index]))
         modules = list(self._modules.values())
+        if isinstance(index, bool) or not isinstance(index, (int, np.integer)):
+            raise TypeError(
+                f"Sequential: index it with an int or a slice (model[0], model[:2]), got {index!r}"
+            )
         if not -len(modules) <= index < len(modules):
             raise IndexError(f"Sequential: index {index} is out of range for {len(modules)} modules")
         return modules[index]
