@@ -213,7 +213,8 @@ def main(argv: list | None = None) -> str:
         [
             f"One epoch over the digits-like set ({len(X)} samples of 64 features, 10 classes): "
             f"Linear(64, {HIDDEN}) - ReLU - Linear({HIDDEN}, 10), cross-entropy, SGD(lr={LR}, "
-            f"momentum={MOMENTUM}), float32, same initial weights and batch order everywhere. "
+            f"momentum={MOMENTUM}), float32, same initial weights and batch order everywhere "
+            "(except `varfunc fit()`, whose Minibatches shuffle with their own seed). "
             f"Median of {args.repeats} epochs, each implementation's timed in two blocks of "
             f"{args.repeats // 2} after a warm-up epoch (so that no row pays for PyTorch's spinning "
             f"threads); {versions}. `varfunc fit()` is the same training through fit() and "

@@ -97,6 +97,29 @@ def test_max_and_min_with_dim_0_reduce_over_dim_0():
     assert x.grad.tolist() == [[1.0, 1.0, 1.0], [1.0, 1.0, 1.0]]
 
 
+def test_mode_and_median_with_dim_0_reduce_over_dim_0():
+    """The same `dim or last dim` bug was in mode and median (docs/differences.md row 6)."""
+    x = Variable(np.array([[1.0, 5.0, 3.0], [1.0, 2.0, 6.0], [4.0, 2.0, 3.0]]))
+    modes, mode_rows = x.mode(dim=0)
+    assert modes.data.tolist() == [1.0, 2.0, 3.0] and x.data[mode_rows.data, [0, 1, 2]].tolist() == [
+        1.0,
+        2.0,
+        3.0,
+    ]
+    medians, median_rows = x.median(dim=0)
+    assert medians.data.tolist() == [1.0, 2.0, 3.0] and median_rows.data.shape == (3,)
+    (modes.sum() + medians.sum()).backward()
+    assert x.grad.sum(axis=0).tolist() == [2.0, 2.0, 2.0]  # one row per column for each, not per row
+
+
+def test_v013s_camel_case_view_as_and_expand_as_are_there():
+    x, row = Variable(np.arange(6.0)), Variable(np.ones((1, 3)))
+    y = x.viewAs(Variable(np.ones((2, 3)))) * row.expandAs(Variable(np.ones((2, 3))))
+    assert y.shape == (2, 3) and type(y.creator).__name__ == "Mul"
+    y.sum().backward()
+    assert x.grad.tolist() == [1.0] * 6 and row.grad.tolist() == [[3.0, 5.0, 7.0]]  # 0+3, 1+4, 2+5
+
+
 def test_type_conversion_works_and_converts_the_gradient_back():
     """v0.1.3's Type called super(Copy, ...) and failed with a NameError."""
     x = Variable(np.array([1.5, 2.5]))

@@ -2,11 +2,15 @@
 
 
 class VarfuncError(RuntimeError):
-    """Base class of every error the kit raises (a RuntimeError, as in v0.1.x)."""
+    """Base class of the kit's own errors (a RuntimeError, as in v0.1.x).
+
+    Misuse of a Python protocol (len() of a 0-d Variable, copy.copy) is a TypeError and a bad option
+    value (an unknown engine order, clamp() with no bound) a ValueError, as in Python itself.
+    """
 
 
 class BackwardError(VarfuncError):
-    """backward() or a hook was asked of a Variable that cannot take part in backward."""
+    """backward(), a hook, requires_grad or deepcopy was asked of a Variable that cannot have it."""
 
 
 class ShapeError(VarfuncError, ValueError):

@@ -289,10 +289,17 @@ class VariableMethods:
         """Broadcast to other's shape."""
         return F.Expand(*other.shape)(self)
 
+    viewAs = view_as  # v0.1.3's own names, kept beside PyTorch's later ones
+    expandAs = expand_as
+
     def t(self) -> Any:
-        """The transpose of a matrix."""
-        if self.ndim != 2:
-            raise ShapeError(f"t: expects a 2-D Variable, got shape {self.shape}; use transpose(dim0, dim1)")
+        """The transpose of a matrix; a 0-d or 1-d Variable's values as they are (as in PyTorch)."""
+        if self.ndim > 2:
+            raise ShapeError(
+                f"t: expects at most 2 dims, got shape {self.shape}; use transpose(dim0, dim1) to pick two"
+            )
+        if self.ndim < 2:
+            return F.View(*self.shape)(self)  # nothing to swap
         return F.Transpose(0, 1)(self)
 
     def transpose(self, dim0: int, dim1: int) -> Any:

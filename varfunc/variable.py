@@ -333,7 +333,7 @@ class Variable(VariableMethods, ModernVariableNames):
         )
 
     def __copy__(self) -> Variable:
-        raise BackwardError(
+        raise TypeError(
             "copy.copy of a Variable is not supported: use x.clone() (a copy inside the graph) or "
             "copy.deepcopy(x) (a new leaf with copied data)"
         )
