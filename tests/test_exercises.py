@@ -166,3 +166,19 @@ def test_a_softplus_gradient_verdict_names_the_worst_point_with_its_digits(sigmo
     path = next(p for p, ex in CASES if ex == "ch07.softplus")
     verdict = verdict_for(path, "ch07.softplus", _softplus(STABLE, f"grad_output * {sigmoid}"))
     assert not verdict.passed and shown in verdict.case, str(verdict)
+
+
+def test_the_broadcast_check_gives_the_package_its_sum_to_shape_back():
+    """ch05.broadcast switches the package's sum_to_shape off while it runs, and on again after."""
+    from exercises.ch05 import SUM_WRAPS_THE_KITS
+
+    from varfunc.functions import basic_ops, utils
+
+    kit = utils.sum_to_shape
+    path = next(p for p, ex in CASES if ex == "ch05.broadcast")
+    before, _ = states(path)["ch05_broadcast"]
+    namespace = dict(before)
+    exec(compile(SUM_WRAPS_THE_KITS, "wrapper", "exec"), namespace)
+    verdict = evaluate("ch05.broadcast", namespace)
+    assert not verdict.passed and "sum_to_shape" in verdict.case, str(verdict)
+    assert utils.sum_to_shape is kit and basic_ops.sum_to_shape is kit and namespace["sum_to_shape"] is kit

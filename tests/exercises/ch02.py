@@ -39,6 +39,14 @@ WRONG_ANSWERS = {
             "        data = data.astype(np.float64)\n"
             "    return Variable(data, requires_grad=data.dtype == np.float64)\n",
         ),
+        (
+            "keeps float32 only: float16 data becomes float64",
+            "def make_param(values):\n"
+            "    data = np.array(values)\n"
+            "    if data.dtype != np.float32:\n"
+            "        data = data.astype(np.float64)\n"
+            "    return Variable(data, requires_grad=True)\n",
+        ),
     ],
     "ch02.describe": [
         ("an object of its own class that equals everything", ALWAYS_EQUAL),

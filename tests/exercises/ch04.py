@@ -83,6 +83,27 @@ def add_grad(need_copy, buffer, output_nr, grad):
         buffer[output_nr] = grad
 """
 
+ADD_MARKS_BUFFER = """
+def add_grad(need_copy, buffer, output_nr, grad):
+    slot = id(buffer)  # marks the buffer, not the slot
+    if buffer[output_nr] is None:
+        buffer[output_nr] = grad
+        need_copy.add(slot)
+        return
+    if slot in need_copy:
+        buffer[output_nr] = buffer[output_nr].copy()
+        need_copy.discard(slot)
+    buffer[output_nr] += grad
+"""
+
+ADD_ALWAYS_COPIES = """
+def add_grad(need_copy, buffer, output_nr, grad):
+    if buffer[output_nr] is None:
+        buffer[output_nr] = grad.copy()  # copies every first gradient, though most are never summed
+    else:
+        buffer[output_nr] += grad
+"""
+
 WRONG_ANSWERS = {
     "ch04.dependencies": [
         ("counted each input once, not once per use", COUNTS_ONCE),
@@ -102,5 +123,7 @@ WRONG_ANSWERS = {
         ("v0.1.3: need_copy marks the array, not the slot", ADD_V013),
         ("replaces instead of summing", ADD_REPLACES),
         ("sums into the array that just arrived", ADD_COPIES_NEW),
+        ("need_copy marks the buffer, not the slot", ADD_MARKS_BUFFER),
+        ("copies the first gradient instead of storing it as it is", ADD_ALWAYS_COPIES),
     ],
 }

@@ -135,6 +135,28 @@ class BroadcastMul(Function):
 """
 )
 
+SUM_WRAPS_THE_KITS = (
+    """
+def my_sum_to_shape(grad, shape):
+    return sum_to_shape(grad, shape)
+"""
+    + BROADCAST_MUL
+)
+
+BROADCAST_CALLS_THE_KITS = (
+    GOOD_SUM
+    + """
+class BroadcastMul(Function):
+    def forward(self, a, b):
+        self.save_for_backward(a, b)
+        return a * b
+
+    def backward(self, grad_output):
+        a, b = self.saved_tensors
+        return sum_to_shape(grad_output * b, a.shape), sum_to_shape(grad_output * a, b.shape)
+"""
+)
+
 MATMUL_NO_TRANSPOSES = """
 class MyMatmul(Function):
     def forward(self, a, b):
@@ -199,6 +221,8 @@ WRONG_ANSWERS = {
             "the kit's own sum_to_shape",
             "from varfunc.functions.utils import sum_to_shape as my_sum_to_shape\n" + BROADCAST_MUL,
         ),
+        ("a wrapper that calls the package's sum_to_shape", SUM_WRAPS_THE_KITS),
+        ("BroadcastMul calls the package's sum_to_shape, not my_sum_to_shape", BROADCAST_CALLS_THE_KITS),
         ("sums only the leading dims", SUM_LEADING_ONLY),
         ("sums only the stretched size-1 dims", SUM_STRETCHED_ONLY),
         ("sums the stretched dims without keepdims", SUM_WITHOUT_KEEPDIMS),

@@ -159,6 +159,12 @@ def check_add_grad(namespace: dict) -> None:
     first, second = [None], [None]
     need_copy: set = set()
     add_grad(need_copy, first, 0, shared)  # Add.backward hands the same array to two slots
+    expect_equal(
+        "the first gradient into an empty slot: buffer[output_nr] is grad",
+        first[0] is shared,
+        True,
+        "store the first array as it is (no copy): most slots never get a second gradient",
+    )
     add_grad(need_copy, second, 0, shared)
     add_grad(need_copy, first, 0, np.array([10.0, 20.0]))
     expect_close("two slots got the same array, then slot 1 summed: slot 1", first[0], [11.0, 22.0], hint)
@@ -168,6 +174,16 @@ def check_add_grad(namespace: dict) -> None:
     expect_close("then slot 2 summed: slot 2", second[0], [101.0, 202.0], hint)
     expect_close("... the shared array itself", shared, [1.0, 2.0], hint)
     expect_close("... slot 1", first[0], [11.0, 22.0], hint)
+    left, right = np.array([1.0]), np.array([2.0])
+    pair = [None, None]
+    add_grad(need_copy, pair, 0, left)  # two borrowed arrays in two slots of one buffer
+    add_grad(need_copy, pair, 1, right)
+    add_grad(need_copy, pair, 0, np.array([10.0]))
+    add_grad(need_copy, pair, 1, np.array([20.0]))
+    expect_close("two arrays in slots 0 and 1 of one buffer, then summed: slot 0", pair[0], [11.0], hint)
+    expect_close("... slot 1", pair[1], [22.0], hint)
+    expect_close("... the array first stored in slot 0", left, [1.0], hint)
+    expect_close("... the array first stored in slot 1", right, [2.0], hint)
     arrived = [np.array([1.0]), np.array([2.0]), np.array([4.0])]
     two = [None, None]
     add_grad(need_copy, two, 1, arrived[0])

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
 
 from ..errors import GradcheckError
+from ..functions import utils
 from ..functions.utils import sum_to_shape
 from ..gradcheck import gradcheck
 from ..variable import Variable
@@ -48,6 +52,40 @@ def check_sigmoid(ns: dict) -> None:
         )
 
 
+class _CalledTheKitsSum(Exception):
+    """Raised when the student's code calls the package's sum_to_shape during the check."""
+
+
+def _refuse(grad: Any, shape: Any) -> Any:
+    raise _CalledTheKitsSum(
+        "the package's sum_to_shape is switched off during this check: write the sum yourself"
+    )
+
+
+@contextmanager
+def _without_sum_to_shape(ns: dict) -> Iterator[None]:
+    """While it runs, the package's sum_to_shape raises, under every name the student's code can reach.
+
+    The kit's modules that imported it (and the student's namespace, for the chapter's import) get the
+    refusal too; the check's own reference (this module's sum_to_shape) is left alone.
+    """
+    kit = utils.sum_to_shape
+    modules = [
+        m
+        for name, m in list(sys.modules.items())
+        if name.startswith("varfunc.") and not name.startswith("varfunc.grading") and m is not None
+    ]
+    patched = [(vars(m), key) for m in modules for key, value in list(vars(m).items()) if value is kit]
+    patched += [(ns, key) for key, value in list(ns.items()) if value is kit]
+    for names, key in patched:
+        names[key] = _refuse
+    try:
+        yield
+    finally:
+        for names, key in patched:
+            names[key] = kit
+
+
 @exercise(
     "ch05.broadcast",
     title="Summing gradients back to the input's shape",
@@ -56,7 +94,20 @@ def check_sigmoid(ns: dict) -> None:
 )
 def check_broadcast(ns: dict) -> None:
     """my_sum_to_shape against the package's sum_to_shape, then BroadcastMul under gradcheck."""
-    my_sum_to_shape, BroadcastMul = ns["my_sum_to_shape"], ns["BroadcastMul"]
+    try:
+        with _without_sum_to_shape(ns):
+            _check_broadcast(ns["my_sum_to_shape"], ns["BroadcastMul"])
+    except _CalledTheKitsSum:
+        raise CheckFailed(
+            "your code called the package's sum_to_shape",
+            "your own sum over the dims",
+            "a call to sum_to_shape",
+            "write the sum yourself in my_sum_to_shape: grad.sum(axis=..., keepdims=...)",
+        ) from None
+
+
+def _check_broadcast(my_sum_to_shape: Any, BroadcastMul: Any) -> None:
+    """my_sum_to_shape against references computed first, then BroadcastMul under gradcheck."""
     rng = np.random.default_rng(6)
     cases = [
         ((3, 4), (4,)),
@@ -67,12 +118,13 @@ def check_broadcast(ns: dict) -> None:
         ((3, 4), ()),
         ((3, 4), (3, 4)),
     ]
-    for grad_shape, shape in cases:
-        grad = rng.normal(size=grad_shape)
+    grads = [rng.normal(size=grad_shape) for grad_shape, _ in cases]
+    references = [sum_to_shape(grad, shape) for grad, (_, shape) in zip(grads, cases)]
+    for (grad_shape, shape), grad, reference in zip(cases, grads, references):
         expect_close(
             f"my_sum_to_shape(grad of shape {grad_shape}, {shape})",
             my_sum_to_shape(grad, shape),
-            sum_to_shape(grad, shape),
+            reference,
             "sum over the extra leading dims, then (keeping dims) over dims where shape has 1",
         )
     pairs = [((3, 1), (4,)), ((2, 3), ()), ((2, 3), (2, 3)), ((1, 3), (2, 1)), ((4,), (2, 3, 4))]

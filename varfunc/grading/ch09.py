@@ -19,7 +19,7 @@ _GRAD_DEVICE_ANSWERS = {
     "x.grad device": ("cpu", "CudaTransfer.backward sends the gradient back to the device x came from"),
     "x_gpu.is_leaf": (False, "x.cuda() is computed by a Function (CudaTransfer), so it has a creator"),
     "fc.weight.grad device": ("cuda:0", "model.cuda() moves the parameters themselves: they stay leaves"),
-    "grad device of the leaf behind w": (
+    "grad device of the Variable w was copied from": (
         "cpu",
         "the leaf is the CPU Variable; .cuda() made a new Variable w that is not a leaf",
     ),
@@ -56,8 +56,38 @@ def check_grad_device(ns: dict) -> None:
 # --- ch09.one_hot ------------------------------------------------------------------------------------
 
 
+_MIXED_DEVICES_HINT = (
+    "a GPU array cannot be combined with a NumPy array, which lives on the CPU: make every array "
+    "with the labels' array module, xp = get_array_module(labels)"
+)
+
+
+def _on_fake_gpu(value: Any) -> Any:
+    return value.view(_FakeGpuArray) if isinstance(value, np.ndarray) else value
+
+
 class _FakeGpuArray(np.ndarray):
-    """A NumPy array that get_array_module takes for a CuPy array (its type's module says cupy)."""
+    """A NumPy array that get_array_module takes for a CuPy array (its type's module says cupy).
+
+    Like CuPy, its ufuncs (+, ==, np.exp, ...) refuse plain NumPy arrays with a TypeError; NumPy
+    scalars and Python numbers are allowed (NumPy hands a scalar over as a 0-d array, so 0-d arrays
+    pass too). Otherwise they compute as NumPy does.
+    """
+
+    def __array_ufunc__(self, ufunc: np.ufunc, method: str, *inputs: Any, **kwargs: Any) -> Any:
+        outs = kwargs.get("out") or ()
+        for operand in (*inputs, *outs):
+            if type(operand) is np.ndarray and operand.ndim > 0:
+                raise TypeError(f"Unsupported type {np.ndarray} ({_MIXED_DEVICES_HINT})")
+        inputs = tuple(x.view(np.ndarray) if isinstance(x, _FakeGpuArray) else x for x in inputs)
+        if outs:
+            kwargs["out"] = tuple(x.view(np.ndarray) if isinstance(x, np.ndarray) else x for x in outs)
+        result = getattr(ufunc, method)(*inputs, **kwargs)
+        if outs and all(isinstance(x, np.ndarray) for x in outs):
+            return outs[0] if len(outs) == 1 else outs
+        if isinstance(result, tuple):
+            return tuple(_on_fake_gpu(r) for r in result)
+        return _on_fake_gpu(result)
 
 
 _FakeGpuArray.__module__ = "cupy._fake_for_grading"
@@ -68,12 +98,11 @@ class _FakeCupy:
 
     def __getattr__(self, name: str) -> Any:
         attribute = getattr(np, name)
-        if not callable(attribute) or isinstance(attribute, type):
-            return attribute
+        if not callable(attribute) or isinstance(attribute, (type, np.ufunc)):
+            return attribute  # a ufunc on a _FakeGpuArray returns one (and keeps .outer, .reduce, ...)
 
         def on_fake_gpu(*args: Any, **kwargs: Any) -> Any:
-            out = attribute(*args, **kwargs)
-            return out.view(_FakeGpuArray) if isinstance(out, np.ndarray) else out
+            return _on_fake_gpu(attribute(*args, **kwargs))
 
         return on_fake_gpu
 
@@ -115,8 +144,18 @@ def check_one_hot(ns: dict) -> None:
     _one_hot_case(one_hot, "one_hot([1, 1], 4) (repeated labels, unused classes)", [1, 1], 4)
     _one_hot_case(one_hot, "one_hot([], 3) (no labels)", [], 3)
     labels = np.array([0, 2, 2, 1]).view(_FakeGpuArray)
-    with _fake_gpu():
-        got = one_hot(labels, 3)
+    try:
+        with _fake_gpu():
+            got = one_hot(labels, 3)
+    except TypeError as error:
+        if not str(error).startswith("Unsupported type"):
+            raise
+        raise CheckFailed(
+            "labels on a (simulated) GPU: your code mixed a NumPy array into a GPU operation",
+            "arrays of the labels' array module (cupy) only",
+            f"TypeError: {error}",
+            "create arrays with xp = get_array_module(labels), not with np directly",
+        ) from None
     if not isinstance(got, _FakeGpuArray):
         raise CheckFailed(
             "labels on a (simulated) GPU: the result must be on the same device",
