@@ -20,6 +20,8 @@ from .errors import DTypeError, InplaceError, ShapeError, VarfuncError
 from .hooks import FunctionHooks
 from .modern import ModernFunctionNames
 
+_NUMPY_NUMBERS = (np.floating, np.integer, np.bool_)  # what an op on 0-d data returns
+
 
 def _is_one_of(x: Any, items: tuple) -> bool:
     for item in items:
@@ -194,21 +196,24 @@ class Function(FunctionHooks, ModernFunctionNames):
     def _wrap_outputs(self, input, arrays, raw_outputs, dirty, creator) -> tuple:
         outputs = []
         for raw in raw_outputs:
-            try:
-                array = raw if type(raw) is np.ndarray else as_array(raw)  # a NumPy scalar from 0-d data
-            except DTypeError:
-                raise self._not_an_array(raw) from None
-            if dirty is not None and _is_one_of(raw, dirty):
-                outputs.append(self._rebase_dirty_input(input, raw, creator))
-                continue
-            # Every output owns its memory: a view, an input returned as is or an array returned
-            # twice is copied, so an in-place change to one Variable can never silently change another.
-            if (
-                array.base is not None
-                or _is_one_of(array, arrays)
-                or (outputs and _is_one_of(raw, raw_outputs[: len(outputs)]))
-            ):
-                array = array.copy()
+            if isinstance(raw, _NUMPY_NUMBERS):
+                array = np.asarray(raw)  # a number, from an op on 0-d data: made into a new 0-d array
+            else:
+                try:
+                    array = raw if type(raw) is np.ndarray else as_array(raw)
+                except DTypeError:
+                    raise self._not_an_array(raw) from None
+                if dirty is not None and _is_one_of(raw, dirty):
+                    outputs.append(self._rebase_dirty_input(input, raw, creator))
+                    continue
+                # Every output owns its memory: a view, an input returned as is or an array returned
+                # twice is copied, so an in-place change to one Variable can never change another.
+                if (
+                    array.base is not None
+                    or _is_one_of(array, arrays)
+                    or (outputs and _is_one_of(raw, raw_outputs[: len(outputs)]))
+                ):
+                    array = array.copy()
             output = input[0]._make_output(array, creator)
             if array.dtype.kind not in "fc":  # integers and booleans have no gradient, as in torch
                 output._requires_grad = False
@@ -330,13 +335,14 @@ class Function(FunctionHooks, ModernFunctionNames):
                 f"{self!r}.backward returned {len(grad_input)} gradient(s){listed} but forward took "
                 f"{len(shapes)} input(s); return one gradient per input (None where none is needed)"
             )
-        for grad, needed, shape, dtype in zip(grad_input, self.needs_input_grad, shapes, self.input_dtypes):
-            if not needed:
+        needs, dtypes = self.needs_input_grad, self.input_dtypes  # indexed: a zip of four tuples costs more
+        for i, grad in enumerate(grad_input):
+            if not needs[i]:
                 continue
             # an array or a NumPy scalar (arithmetic on 0-d arrays gives one), of the input's shape and dtype
             if type(grad) is not np.ndarray and not isinstance(grad, np.generic):
                 return self._fixed_grad_input(grad_input)
-            if grad.shape != shape or grad.dtype is not dtype:
+            if grad.shape != shapes[i] or grad.dtype is not dtypes[i]:
                 return self._fixed_grad_input(grad_input)
         return grad_input
 
