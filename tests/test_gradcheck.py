@@ -298,3 +298,25 @@ def test_empty_inputs_and_outputs_have_nothing_to_disagree_on(rng):
         TypeError, match="gradcheck: fn must return a Variable or a tuple of Variables, got a ndarray"
     ):
         vf.gradcheck(lambda a: a.data * 2, (rng.standard_normal(3),))
+
+
+class Slightly(Function):
+    """3 a, with a backward off by rel (relatively) and by add (absolutely, where 0 is right)."""
+
+    def __init__(self, rel=0.0, add=0.0):
+        self.rel, self.add = rel, add
+
+    def forward(self, a, z):
+        return a * 3.0 + z * 0.0
+
+    def backward(self, g):
+        return g * 3.0 * (1 + self.rel), g * 0.0 + self.add
+
+
+@pytest.mark.parametrize("rel, add", [(0.005, 0.0), (0.0, 1e-4)])
+def test_the_default_tolerances_catch_a_gradient_a_little_wrong(rel, add):
+    """0.5 % off, or 1e-4 where the gradient is 0: the op tests rely on gradcheck seeing that."""
+    x, z = np.linspace(0.5, 1.5, 6).reshape(2, 3), np.ones((2, 3))
+    assert vf.gradcheck(lambda a, b: Slightly()(a, b), (x, z))
+    with pytest.raises(GradcheckError):
+        vf.gradcheck(lambda a, b: Slightly(rel, add)(a, b), (x, z))

@@ -125,6 +125,25 @@ def test_edge_points_match_torch():
             np.testing.assert_allclose(got, tensor.grad.numpy(), rtol=1e-12, atol=1e-300)  # denormals
 
 
+def _leaf_grads(fn, *arrays):
+    leaves = [Variable(np.array(a, dtype=np.float64)) for a in arrays]
+    fn(*leaves).sum().backward()
+    return [leaf.grad.tolist() for leaf in leaves]
+
+
+def test_cmax_and_cmin_send_a_tied_gradient_to_b():
+    """docs/differences.md row 35: the mask is a > b (a < b), so a tie goes to b (torch 2 splits it)."""
+    a, b = [1.0, 2.0, 3.0], [1.0, 0.0, 5.0]  # element 0 is a tie
+    assert _leaf_grads(lambda x, y: x.cmax(y), a, b) == [[0, 1, 0], [1, 0, 1]]
+    assert _leaf_grads(lambda x, y: x.cmin(y), a, b) == [[0, 0, 1], [1, 1, 0]]
+
+
+def test_cmax_and_cmin_with_a_number_pass_no_gradient_at_a_tie():
+    """Row 35: CmaxConstant and CminConstant pass none where a == c (clamp passes it)."""
+    assert _leaf_grads(lambda x: x.cmax(1.0), [0.0, 1.0, 2.0]) == [[0, 0, 1]]
+    assert _leaf_grads(lambda x: x.cmin(1.0), [0.0, 1.0, 2.0]) == [[1, 0, 0]]
+
+
 def test_relu_passes_no_gradient_at_zero_unlike_clamp():
     """relu's gradient at 0 is 0 (v0.1's nn Threshold, PyTorch's relu); clamp(min=0) counts 0 as inside."""
     values = np.array([-1.0, 0.0, 2.0, np.nan])
