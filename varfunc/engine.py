@@ -114,9 +114,9 @@ class ExecutionEngine:
                 if not needed:
                     continue
                 output_nr = self._free_backward_dependency(dependencies, prev_fn, fn, arg_id)
-                buffer = not_ready.get(prev_fn)
+                buffer = not_ready.pop(prev_fn, None)  # put back below unless prev_fn is ready
                 if buffer is None:
-                    buffer = not_ready[prev_fn] = [None] * len(prev_fn.output_ids)
+                    buffer = [None] * len(prev_fn.output_ids)
                 if buffer[output_nr] is None and dependencies[prev_fn][output_nr] == 0:
                     # The slot's only gradient: nothing to sum, no mark needed. A Leaf will keep it
                     # as .grad, so it must be an array nobody else holds.
@@ -129,8 +129,9 @@ class ExecutionEngine:
                     self._add_grad(need_copy, buffer, output_nr, d)
                 is_ready = self._is_ready_for_backward(dependencies, prev_fn)
                 if is_ready:
-                    del not_ready[prev_fn]
                     ready.append((prev_fn, buffer))
+                else:
+                    not_ready[prev_fn] = buffer
                 if recorder is not None:
                     recorder.record("sent_gradient", fn, to=prev_fn, output_nr=output_nr, grad=d)
                     recorder.record(

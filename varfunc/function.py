@@ -182,7 +182,8 @@ class Function(FunctionHooks, ModernFunctionNames):
                 "Variables (wrap a constant array as Variable(array, requires_grad=False))"
             )
         try:
-            arrays = tuple([v._data for v in input])  # a list inside: faster than a generator
+            # One input (most ops) needs no comprehension, which costs a call of its own before Python 3.12
+            arrays = (input[0]._data,) if len(input) == 1 else tuple([v._data for v in input])
         except AttributeError:
             kinds = ", ".join(f"input {i}: {type(v).__name__}" for i, v in enumerate(input))
             raise DTypeError(
