@@ -171,3 +171,10 @@ def test_the_chapter_times_never_contradict_their_verdict(monkeypatch, tmp_path)
     assert "| 00_x | 19.9 | yes |" in body and "| 01_x | 5.0 | yes |" in body
     assert "| 02_x | 20.0 | **no** |" in body
     assert "(slowest 75.1 s, **MISS**)" in body and "(120.1 s, **MISS**)" in body
+
+
+def test_the_instruction_counts_child_runs_the_chain():
+    """The child that valgrind counts (python -m benchmarks.instructions --run N) runs and exits 0."""
+    from benchmarks import instructions
+
+    assert instructions.main(["--run", "1"]) == 0
