@@ -3,8 +3,8 @@
 The loop is the 2017 one, written out so that it can be read::
 
     for x, y in batches:
-        loss = loss_fn(model(x), y)
         optimizer.zero_grad()
+        loss = loss_fn(model(x), y)
         loss.backward()
         optimizer.step()
 
@@ -278,6 +278,7 @@ def fit(
         for epoch in range(epochs):
             epoch_sum, epoch_count = 0.0, 0
             for x, y in batches:
+                optimizer.zero_grad()
                 loss = loss_fn(model(x), y)
                 if not isinstance(loss, Variable) or loss.numel() != 1:
                     got = f"shape {loss.shape}" if isinstance(loss, Variable) else type(loss).__name__
@@ -291,7 +292,6 @@ def fit(
                         f"fit: the loss became {value} at step {history.steps + 1}; lower the learning "
                         "rate or check the inputs for inf/nan (the model keeps the weights that gave it)"
                     )
-                optimizer.zero_grad()
                 loss.backward()
                 optimizer.step()
                 history.losses.append(value)
