@@ -96,9 +96,12 @@ def nll_loss(input: Variable, target: Any, reduction: str = "mean") -> Variable:
     labels = to_device(labels if is_array(labels) else np.asarray(labels), "cpu")  # lists, torch tensors
     n, classes = input.shape
     if labels.dtype.kind not in "iu":
+        if labels.shape == input.shape:  # one-hot rows or class probabilities, which torch 2 also takes
+            fix = "class probabilities are not supported: pass indices (one-hot rows: labels.argmax(axis=1))"
+        else:
+            fix = "use labels.astype(np.int64)"
         raise DTypeError(
-            f"cross_entropy/nll_loss: target must hold integer class indices, got dtype {labels.dtype}; "
-            "use labels.astype(np.int64)"
+            f"cross_entropy/nll_loss: target must hold integer class indices, got dtype {labels.dtype}; {fix}"
         )
     if labels.shape != (n,):
         raise ShapeError(
