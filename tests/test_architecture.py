@@ -12,6 +12,7 @@ CORE = {
     "variable",
     "function",
     "hooks",
+    "dirty",
     "leaf",
     "engine",
     "functions",

@@ -16,18 +16,12 @@ from typing import Any
 import numpy as np
 
 from .backend import as_array, check_same_device, is_array
+from .dirty import DirtyInputs, is_one_of
 from .errors import DTypeError, InplaceError, ShapeError, VarfuncError
 from .hooks import FunctionHooks
 from .modern import ModernFunctionNames
 
 _NUMPY_NUMBERS = (np.floating, np.integer, np.bool_)  # what an op on 0-d data returns
-
-
-def _is_one_of(x: Any, items: tuple) -> bool:
-    for item in items:
-        if x is item:
-            return True
-    return False
 
 
 # One tuple object per distinct needs_input_grad value, shared by every Function that has it: a
@@ -39,7 +33,7 @@ def _shared_flags(flags: tuple) -> tuple:
     return _FLAGS.setdefault(flags, flags)
 
 
-class Function(FunctionHooks, ModernFunctionNames):
+class Function(FunctionHooks, DirtyInputs, ModernFunctionNames):
     """A differentiable operation: subclass it and write ``forward(*arrays)`` and ``backward(*grads)``."""
 
     # Graph fields, set by _do_forward. Class-level defaults keep a subclass that forgets
@@ -204,15 +198,15 @@ class Function(FunctionHooks, ModernFunctionNames):
                     array = raw if type(raw) is np.ndarray else as_array(raw)
                 except DTypeError:
                     raise self._not_an_array(raw) from None
-                if dirty is not None and _is_one_of(raw, dirty):
+                if dirty is not None and is_one_of(raw, dirty):
                     outputs.append(self._rebase_dirty_input(input, raw, creator))
                     continue
                 # Every output owns its memory: a view, an input returned as is or an array returned
                 # twice is copied, so an in-place change to one Variable can never change another.
                 if (
                     array.base is not None
-                    or _is_one_of(array, arrays)
-                    or (outputs and _is_one_of(raw, raw_outputs[: len(outputs)]))
+                    or is_one_of(array, arrays)
+                    or (outputs and is_one_of(raw, raw_outputs[: len(outputs)]))
                 ):
                     array = array.copy()
             output = input[0]._make_output(array, creator)
@@ -229,60 +223,9 @@ class Function(FunctionHooks, ModernFunctionNames):
             "arrays for several outputs"
         )
 
-    def _count_in_place_change(self, input: tuple, dirty: tuple) -> None:
-        """Bump the version of each input whose array forward changed in place (mark_dirty)."""
-        for variable in input:
-            if _is_one_of(variable._data, dirty):
-                variable._version[0] += 1
-
-    def _take_dirty_inputs(self, input, raw_outputs, dirty) -> None:
-        """Count the in-place change of each input forward marked dirty; refuse what would go wrong.
-
-        Runs before the graph is touched. The version goes up even when an error follows: the data
-        has changed, and every Function that saved it must notice.
-        """
-        changed = []
-        for array in dirty:
-            owner = next((v for v in input if v._data is array), None)
-            if owner is None:
-                raise VarfuncError(f"{self!r}: mark_dirty() got an array that is not one of the inputs")
-            changed.append(owner)
-        self._count_in_place_change(input, dirty)
-        name = type(self).__name__
-        for variable in changed:
-            if variable.is_leaf and variable.requires_grad:
-                raise InplaceError(
-                    f"{name}: forward changed a leaf Variable that requires grad in place "
-                    "(mark_dirty), so its gradient would no longer match its data; work on a copy "
-                    "(x.clone()) or on a Variable that does not require grad"
-                )
-        for array in dirty:
-            returned = sum(raw is array for raw in raw_outputs)
-            if returned != 1:
-                raise VarfuncError(
-                    f"{name}: forward marked an input dirty (mark_dirty) and returned it {returned} "
-                    "times; an in-place op returns the array it changed once, as one of its outputs"
-                )
-        for position, tensor in enumerate(self.to_save or ()):  # _save would refuse these too late
-            if tensor is not None and not _is_one_of(tensor, raw_outputs):
-                if not any(tensor is v._data for v in input):
-                    raise self._not_input_or_output(position)
-
-    def _rebase_dirty_input(self, input, array, creator):
-        """The input whose array forward changed in place becomes this Function's output."""
-        variable = next(v for v in input if v._data is array)  # _take_dirty_inputs checked it is one
-        if creator is None:  # a volatile input: volatility spreads to the changed Variable too
-            variable.volatile = True
-            variable.creator = None
-            variable._requires_grad = None
-        elif self.requires_grad:
-            variable.creator = creator
-            variable._requires_grad = None
-        return variable
-
     def _mark_outputs_non_differentiable(self, outputs, raw_outputs) -> None:
         for variable, raw in zip(outputs, raw_outputs):
-            if _is_one_of(raw, self.non_differentiable):
+            if is_one_of(raw, self.non_differentiable):
                 variable._requires_grad = False
         self.non_differentiable = None
 

@@ -1,0 +1,77 @@
+"""What ``mark_dirty`` sets going: an in-place op's version count, its refusals, the rebased input.
+
+A mixin of Function, kept apart from function.py (as the hooks are) so that the graph-building code
+reads on its own. The counter is the one that replaced v0.1.3's dirty flag (``a22af69``): a saved
+tensor remembers the version it saw, and ``saved_tensors`` refuses one that has moved on.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .errors import InplaceError, VarfuncError
+
+
+def is_one_of(x: Any, items: tuple) -> bool:
+    """x is (not equals) one of items: arrays compare elementwise, so ``in`` cannot be used."""
+    for item in items:
+        if x is item:
+            return True
+    return False
+
+
+class DirtyInputs:
+    """Counting and checking the inputs a Function's forward changed in place (a mixin of Function)."""
+
+    __slots__ = ()
+
+    def _count_in_place_change(self, input: tuple, dirty: tuple) -> None:
+        """Bump the version of each input whose array forward changed in place (mark_dirty)."""
+        for variable in input:
+            if is_one_of(variable._data, dirty):
+                variable._version[0] += 1
+
+    def _take_dirty_inputs(self, input, raw_outputs, dirty) -> None:
+        """Count the in-place change of each input forward marked dirty; refuse what would go wrong.
+
+        Runs before the graph is touched. The version goes up even when an error follows: the data
+        has changed, and every Function that saved it must notice.
+        """
+        changed = []
+        for array in dirty:
+            owner = next((v for v in input if v._data is array), None)
+            if owner is None:
+                raise VarfuncError(f"{self!r}: mark_dirty() got an array that is not one of the inputs")
+            changed.append(owner)
+        self._count_in_place_change(input, dirty)
+        name = type(self).__name__
+        for variable in changed:
+            if variable.is_leaf and variable.requires_grad:
+                raise InplaceError(
+                    f"{name}: forward changed a leaf Variable that requires grad in place "
+                    "(mark_dirty), so its gradient would no longer match its data; work on a copy "
+                    "(x.clone()) or on a Variable that does not require grad"
+                )
+        for array in dirty:
+            returned = sum(raw is array for raw in raw_outputs)
+            if returned != 1:
+                raise VarfuncError(
+                    f"{name}: forward marked an input dirty (mark_dirty) and returned it {returned} "
+                    "times; an in-place op returns the array it changed once, as one of its outputs"
+                )
+        for position, tensor in enumerate(self.to_save or ()):  # _save would refuse these too late
+            if tensor is not None and not is_one_of(tensor, raw_outputs):
+                if not any(tensor is v._data for v in input):
+                    raise self._not_input_or_output(position)
+
+    def _rebase_dirty_input(self, input, array, creator):
+        """The input whose array forward changed in place becomes this Function's output."""
+        variable = next(v for v in input if v._data is array)  # _take_dirty_inputs checked it is one
+        if creator is None:  # a volatile input: volatility spreads to the changed Variable too
+            variable.volatile = True
+            variable.creator = None
+            variable._requires_grad = None
+        elif self.requires_grad:
+            variable.creator = creator
+            variable._requires_grad = None
+        return variable
