@@ -116,3 +116,68 @@ def test_backward_from_an_integer_output_says_why():
     _, indices = Variable(np.array([[1.0, 3.0], [2.0, 0.0]])).max(1)
     with pytest.raises(BackwardError, match=r"is not differentiable \(integer or boolean data: indices"):
         indices.backward(np.ones(2))
+
+
+def _doubles_in_place(grad):
+    grad *= 2
+
+
+def test_a_hook_that_changes_its_gradient_in_place_is_an_error_not_a_leak():
+    # Add hands one array to both branches; v's hook doubling it in place made x's gradient 20, not 2.
+    x, y = Variable(np.ones(3)), Variable(np.ones(3))
+    u, v = x * 2, y * 3
+    v.register_hook("double", _doubles_in_place)
+    changed = r"hook on output 0 of MulConstant\(3\) tried to change a gradient in place"
+    with pytest.raises(VarfuncError, match=changed):
+        (u + v).sum().backward()
+
+
+def test_a_hook_on_the_root_cannot_change_the_callers_seed():
+    x = Variable(np.ones(2))
+    s = x * 1
+    s.register_hook("double", _doubles_in_place)
+    seed = np.array([1.0, 2.0])
+    with pytest.raises(VarfuncError, match="return grad \\* 2, not grad \\*= 2"):
+        s.backward(seed)
+    np.testing.assert_array_equal(seed, [1.0, 2.0])
+    assert seed.flags.writeable
+
+
+def test_a_leaf_hook_and_a_function_hook_get_read_only_gradients():
+    x = Variable(np.ones(2))
+    x.register_hook("double", _doubles_in_place)
+    with pytest.raises(VarfuncError, match="hook on output 0 of Leaf"):
+        (x * 3).sum().backward()
+
+    def zero_first_input(grad_input, grad_output):
+        grad_input[0][...] = 0
+
+    a, b = Variable(np.ones(2)), Variable(np.ones(2))
+    s = a + b
+    s.creator.register_hook("zero", zero_first_input)
+    with pytest.raises(VarfuncError, match=r"hook on Add\(\) tried to change a gradient in place"):
+        s.sum().backward()
+
+
+def test_hooks_still_see_one_array_where_backward_returned_one_and_may_return_it():
+    seen = []
+    a, b = Variable(np.ones(2)), Variable(np.ones(2))
+    s = a + b
+    s.creator.register_hook("same", lambda gi, go: seen.append((gi[0] is gi[1], gi[0] is go[0])))
+    a.register_hook("as is", lambda grad: grad)
+    s.backward(np.array([1.0, 2.0]))
+    assert seen == [(True, True)]
+    a.grad += 1  # the returned read-only view did not become a read-only .grad
+    np.testing.assert_array_equal(a.grad, [2.0, 3.0])
+    s.backward(np.array([1.0, 2.0]))  # and a second backward still adds into it
+    np.testing.assert_array_equal(a.grad, [3.0, 5.0])
+
+
+def test_a_hooks_own_value_error_is_not_reworded():
+    def fails(grad):
+        raise ValueError("my own check")
+
+    x = Variable(np.ones(2))
+    (h := x * 2).register_hook("fails", fails)
+    with pytest.raises(ValueError, match="^my own check$"):
+        h.sum().backward()

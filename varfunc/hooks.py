@@ -1,7 +1,9 @@
 """Hooks on a Function: called with an output's gradient before backward, or with both sides after.
 
 ``Variable.register_hook`` registers on the Variable's creator with the output's index; the engine
-runs them in ``Function._do_backward`` (and ``Leaf._do_backward``). Kept apart from function.py so
+runs them in ``Function._do_backward`` (and ``Leaf._do_backward``). A hook gets read-only views of
+the gradients: they are shared (with other paths, with the seed given to backward), so a hook that
+changed one in place would change gradients it was never given. Kept apart from function.py so
 that the graph-building code reads on its own.
 """
 
@@ -59,7 +61,7 @@ class FunctionHooks:
         for hook, index in tuple(self.backward_hooks.values()):  # a hook may remove itself
             if index is None or grads[index] is None:
                 continue
-            replacement = hook(grads[index])
+            replacement = self._call_hook(hook, index, read_only_views(grads[index])[0])
             if replacement is not None:
                 grads[index] = self._checked_hook_result(replacement, grads[index], index)
         return tuple(grads)
@@ -78,9 +80,11 @@ class FunctionHooks:
 
     def _run_function_hooks(self, grad_input: tuple, grad_output: tuple) -> tuple:
         """Call each Function hook; one that returns a tuple replaces grad_input (checked as backward's)."""
+        views = read_only_views(*grad_input, *grad_output)
+        seen_input, seen_output = views[: len(grad_input)], views[len(grad_input) :]
         for hook, index in tuple(self.backward_hooks.values()):  # a hook may remove itself
             if index is None:
-                replacement = hook(grad_input, grad_output)
+                replacement = self._call_hook(hook, None, seen_input, seen_output)
                 if replacement is not None:
                     if not isinstance(replacement, tuple) or len(replacement) != len(grad_input):
                         raise VarfuncError(
@@ -90,6 +94,32 @@ class FunctionHooks:
                     if replacement:  # (a Leaf has no inputs: nothing to replace)
                         grad_input = self._checked_grad_input(replacement)
         return grad_input
+
+    def _call_hook(self, hook: Callable, index: int | None, *args: Any) -> Any:
+        """hook(*args); a write into the read-only gradients it was given becomes a clear error."""
+        try:
+            return hook(*args)
+        except ValueError as error:
+            if "read-only" not in str(error):
+                raise
+            where = f"on {self!r}" if index is None else f"on output {index} of {self!r}"
+            raise VarfuncError(
+                f"a hook {where} tried to change a gradient in place ({error}); the arrays a hook "
+                "gets are shared with other gradients and with the array given to backward, so "
+                "they are read-only: compute a new array and return it (return grad * 2, not grad *= 2)"
+            ) from error
+
+
+def read_only_views(*arrays: Any) -> tuple:
+    """Read-only views of the NumPy arrays in arrays, the rest as they are (CuPy has no read-only ones)."""
+    # One view per distinct array, so that `is` still tells a hook when two gradients are one array.
+    views: dict = {}
+    for array in arrays:
+        if isinstance(array, np.ndarray) and id(array) not in views:
+            view = array.view()
+            view.flags.writeable = False
+            views[id(array)] = view
+    return tuple(views.get(id(array), array) for array in arrays)
 
 
 def _described(value: Any) -> str:

@@ -56,7 +56,7 @@ def _recording_hook(fn: Any, name: str, hook: Callable, index: int | None, log: 
         return function_hook
 
     def variable_hook(grad: Any) -> Any:
-        before = grad.copy()  # the hook may change grad in place
+        before = grad.copy()  # a CuPy gradient is not read-only: the hook may change it in place
         replacement = hook(grad)
         after = grad if replacement is None else replacement  # what backward will be given
         log.record(
