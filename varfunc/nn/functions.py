@@ -17,6 +17,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
+import numpy as np
+
 from ..backend import get_array_module
 from ..errors import ShapeError
 from ..function import Function
@@ -84,32 +86,62 @@ def _check_linear_shapes(input: Any, weight: Any, bias: Any) -> None:
 
 
 class NLLLoss(Function):
-    """-input[i, target[i]] for log-probabilities (N, C): averaged, summed or one per row."""
+    """-input[i, target[i]] for log-probabilities (N, C): averaged, summed or one per row.
 
-    def __init__(self, target: Any, reduction: str = "mean") -> None:
+    As in torch, ``row_weights`` (N,) scales each row's loss by its target's class weight, rows
+    marked ``ignored`` add 0, and 'mean' divides by the weights of the rows kept (nan if none are).
+    """
+
+    def __init__(
+        self, target: Any, reduction: str = "mean", row_weights: Any = None, ignored: Any = None
+    ) -> None:
         if reduction not in REDUCTIONS:
             raise ValueError(f"nll_loss: reduction must be one of {REDUCTIONS}, got {reduction!r}")
         self.target = target.copy()  # class indices (N,), checked by nll_loss; later changes to
         # the caller's array must not move the gradient
         self.reduction = reduction
+        self.row_weights = row_weights  # None: each row weighs 1
+        self.ignored = ignored  # None: no row is ignored
 
     def forward(self, input):
-        xp = get_array_module(input)
-        self.rows = xp.arange(input.shape[0])
+        self.rows = get_array_module(input).arange(input.shape[0])
         losses = -input[self.rows, self.target]
-        if self.reduction == "mean":
-            return losses.mean()
+        if self.reduction == "none":
+            return self._weighted(losses)
         if self.reduction == "sum":
-            return losses.sum()
-        return losses
+            return self._weighted(losses).sum()
+        if self.row_weights is None and self.ignored is None:
+            return losses.mean()
+        return self._weighted(losses).sum() / self._total()
 
     def backward(self, grad_output):
         xp = get_array_module(grad_output)
         grad = xp.zeros(self.input_shapes[0], dtype=grad_output.dtype)
         if self.reduction == "mean":
-            grad_output = grad_output / len(self.rows)
+            grad_output = grad_output / self._total()
+        if self.row_weights is not None or self.ignored is not None:
+            grad_output = self._weighted(xp.broadcast_to(grad_output, self.rows.shape))
         grad[self.rows, self.target] = -grad_output  # one picked place per row: nothing adds up
         return grad
+
+    def _weighted(self, per_row: Any) -> Any:
+        """per_row (N,) times each row's weight, 0 for an ignored row (even where it is inf or nan)."""
+        if self.row_weights is not None:
+            with np.errstate(invalid="ignore"):  # 0 * inf is nan, as in torch
+                per_row = per_row * self.row_weights
+        if self.ignored is not None:
+            per_row = get_array_module(per_row).where(self.ignored, 0, per_row)
+        return per_row
+
+    def _total(self) -> Any:
+        """What 'mean' divides by: the rows kept, each counted with its weight (0 if none is kept)."""
+        if self.row_weights is None:
+            kept = len(self.rows) - (0 if self.ignored is None else int(self.ignored.sum()))
+        elif self.ignored is None:
+            kept = self.row_weights.sum()
+        else:
+            kept = get_array_module(self.ignored).where(self.ignored, 0, self.row_weights).sum()
+        return kept if kept else math.nan  # torch's 0 / 0: the loss is nan, the kept rows' gradients too
 
     def extra_repr(self) -> str:
         return f"reduction={self.reduction!r}"

@@ -5,6 +5,8 @@ LogSoftmax followed by it.
 
 Each takes ``input`` (a Variable) and ``target`` (a Variable or an array) and a ``reduction``:
 'mean' (the 2017 default, ``size_average=True``), 'sum', or 'none' (one loss per element/sample).
+nll_loss and cross_entropy also take torch's ``weight`` (one per class) and ``ignore_index``, by
+name (torch's third positional argument is ``weight``; here it is ``reduction``).
 """
 
 from __future__ import annotations
@@ -86,44 +88,106 @@ def log_softmax(input: Variable, dim: int = -1) -> Variable:
     return input.log_softmax(dim)
 
 
-def nll_loss(input: Variable, target: Any, reduction: str = "mean") -> Variable:
-    """Negative log-likelihood: -input[i, target[i]], for input of log-probabilities (N, C)."""
+def nll_loss(
+    input: Variable,
+    target: Any,
+    reduction: str = "mean",
+    *,
+    weight: Any = None,
+    ignore_index: int = -100,
+) -> Variable:
+    """Negative log-likelihood: -input[i, target[i]], for input of log-probabilities (N, C).
+
+    ``weight`` (C,) scales each class's loss ('mean' then divides by the weights summed over the
+    rows); a row whose target is ``ignore_index`` adds nothing and is not counted, as in torch.
+    """
     if not isinstance(input, Variable):
         raise DTypeError(f"nll_loss: input must be a Variable, got {type(input).__name__}")
     if input.ndim != 2:
         raise ShapeError(f"nll_loss: input must have shape (N, C), got {input.shape}")
+    if not isinstance(reduction, str):  # torch's third argument is weight
+        raise TypeError(
+            f"cross_entropy/nll_loss: reduction must be one of {REDUCTIONS}, got a "
+            f"{type(reduction).__name__}; pass class weights by name: weight=..."
+        )
+    if not isinstance(ignore_index, (int, np.integer)) or isinstance(ignore_index, bool):
+        raise TypeError(f"cross_entropy/nll_loss: ignore_index must be an int, got {ignore_index!r}")
+    labels = _labels(target, input.shape)
+    classes = input.shape[1]
+    outside = (labels < 0) | (labels >= classes)
+    row_weights = mask = None
+    if labels[outside].size or 0 <= ignore_index < classes:  # else no row is ignored: the usual case
+        ignored = labels == ignore_index
+        bad = labels[outside & ~ignored]
+        if bad.size:
+            raise ValueError(
+                f"cross_entropy/nll_loss: target holds class {int(bad[0])} but input has {classes} "
+                f"classes (0 to {classes - 1})"
+            )
+        if ignored.any():
+            labels = np.where(ignored, 0, labels)  # any valid class: the row's loss is set to 0
+            mask = to_device(ignored, input.device)
+    if weight is not None:
+        row_weights = to_device(_class_weights(weight, classes)[labels].astype(input.dtype), input.device)
+    return functions.NLLLoss(to_device(labels, input.device), reduction, row_weights, mask)(input)
+
+
+def _labels(target: Any, shape: tuple) -> np.ndarray:
+    """target as a CPU array of integer class indices (N,) for input of this shape, or a clear error."""
     labels = target.data if isinstance(target, Variable) else target
     labels = to_device(labels if is_array(labels) else np.asarray(labels), "cpu")  # lists, torch tensors
-    n, classes = input.shape
     if labels.dtype.kind not in "iu":
-        if labels.shape == input.shape:  # one-hot rows or class probabilities, which torch 2 also takes
+        if labels.shape == shape:  # one-hot rows or class probabilities, which torch 2 also takes
             fix = "class probabilities are not supported: pass indices (one-hot rows: labels.argmax(axis=1))"
         else:
             fix = "use labels.astype(np.int64)"
         raise DTypeError(
             f"cross_entropy/nll_loss: target must hold integer class indices, got dtype {labels.dtype}; {fix}"
         )
-    if labels.shape != (n,):
+    if labels.shape != shape[:1]:
         raise ShapeError(
-            f"cross_entropy/nll_loss: input has shape {input.shape}, so target must have shape ({n},) "
+            f"cross_entropy/nll_loss: input has shape {shape}, so target must have shape ({shape[0]},) "
             f"(one class index per row), got {labels.shape}"
         )
-    bad = labels[(labels < 0) | (labels >= classes)]
-    if bad.size:
-        raise ValueError(
-            f"cross_entropy/nll_loss: target holds class {int(bad[0])} but input has {classes} "
-            f"classes (0 to {classes - 1})"
+    return labels
+
+
+def _class_weights(weight: Any, classes: int) -> np.ndarray:
+    """weight as a CPU float array (C,), or a clear error (a constant: no gradient reaches it)."""
+    if isinstance(weight, Variable):
+        if weight.requires_grad:
+            raise DTypeError(
+                "cross_entropy/nll_loss: weight is a constant and gets no gradient; pass an array "
+                "(weight.data), or a Variable that does not require grad"
+            )
+        weight = weight.data
+    array = to_device(weight if is_array(weight) else np.asarray(weight), "cpu")
+    if array.dtype.kind not in "fiub":
+        raise DTypeError(
+            f"cross_entropy/nll_loss: weight must be numbers, one per class, got dtype {array.dtype}"
         )
-    return functions.NLLLoss(to_device(labels, input.device), reduction)(input)
+    if array.shape != (classes,):
+        raise ShapeError(
+            f"cross_entropy/nll_loss: weight must have one entry per class, shape ({classes},), "
+            f"got {array.shape}"
+        )
+    return array.astype(np.float64)
 
 
-def cross_entropy(input: Variable, target: Any, reduction: str = "mean") -> Variable:
+def cross_entropy(
+    input: Variable,
+    target: Any,
+    reduction: str = "mean",
+    *,
+    weight: Any = None,
+    ignore_index: int = -100,
+) -> Variable:
     """Softmax cross-entropy from raw scores (N, C) and integer labels (N,): nll_loss(log_softmax(x))."""
     if not isinstance(input, Variable):
         raise DTypeError(f"cross_entropy: input must be a Variable, got {type(input).__name__}")
     if input.ndim != 2:
         raise ShapeError(f"cross_entropy: input must be scores of shape (N, C), got {input.shape}")
-    return nll_loss(log_softmax(input, dim=1), target, reduction)
+    return nll_loss(log_softmax(input, dim=1), target, reduction, weight=weight, ignore_index=ignore_index)
 
 
 def classes_from_scores(scores: np.ndarray) -> np.ndarray:
@@ -191,13 +255,25 @@ class SmoothL1Loss(_Loss):
     function = staticmethod(smooth_l1_loss)
 
 
-class CrossEntropyLoss(_Loss):
+class _ClassLoss(_Loss):
+    """A loss over class indices: it also keeps the class weights and the index to ignore."""
+
+    def __init__(self, weight: Any = None, *, ignore_index: int = -100, reduction: str = "mean") -> None:
+        super().__init__(reduction)
+        self.weight, self.ignore_index = weight, ignore_index
+
+    def forward(self, input: Variable, target: Any) -> Variable:
+        loss = type(self).function
+        return loss(input, target, self.reduction, weight=self.weight, ignore_index=self.ignore_index)
+
+
+class CrossEntropyLoss(_ClassLoss):
     """Module form of cross_entropy."""
 
     function = staticmethod(cross_entropy)
 
 
-class NLLLoss(_Loss):
+class NLLLoss(_ClassLoss):
     """Module form of nll_loss."""
 
     function = staticmethod(nll_loss)
