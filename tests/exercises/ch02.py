@@ -1,4 +1,4 @@
-"""Plausible wrong answers to chapter 02's exercises: each must fail its check."""
+"""Plausible wrong answers to chapter 02's exercises, each must fail its check; other right answers pass."""
 
 ALWAYS_EQUAL = """
 class Anything(str):
@@ -92,6 +92,100 @@ WRONG_ANSWERS = {
         (
             "an integer Variable gets a zero .grad too",
             "predicted_a_grad = [3.5, 4.5]\npredicted_b_grad = [0, 0]\n",
+        ),
+    ],
+}
+
+RIGHT_ANSWERS = {
+    "ch02.make_param": [
+        (
+            "asarray, then astype (which copies) or copy",
+            """
+def make_param(values):
+    data = np.asarray(values)
+    if np.issubdtype(data.dtype, np.floating):
+        data = data.copy()
+    else:
+        data = data.astype(np.float64)
+    return Variable(data, requires_grad=True)
+""",
+        ),
+        (
+            "one astype with the dtype chosen first",
+            """
+def make_param(values):
+    arr = np.asarray(values)
+    dtype = arr.dtype if arr.dtype.kind == 'f' else np.float64
+    return Variable(arr.astype(dtype, copy=True), requires_grad=True)
+""",
+        ),
+        (
+            "np.array copies, integer and bool kinds listed, requires_grad set afterwards",
+            """
+def make_param(values):
+    data = np.array(values, copy=True)
+    if data.dtype.kind in 'biu':
+        data = np.array(data, dtype=float)
+    p = Variable(data)
+    p.requires_grad = True
+    return p
+""",
+        ),
+    ],
+    "ch02.describe": [
+        (
+            "compares the creator's class name with 'Leaf'",
+            """
+def describe(v):
+    name = type(v.creator).__name__
+    if v.volatile:
+        return 'volatile'
+    elif name == 'Leaf':
+        if v.requires_grad:
+            return 'leaf, requires grad'
+        return 'leaf, no grad'
+    else:
+        return 'computed by ' + name
+""",
+        ),
+        (
+            "asks the Leaf whether it requires grad, via __class__",
+            """
+def describe(v):
+    if v.volatile:
+        return "volatile"
+    creator = v.creator
+    if not isinstance(creator, Leaf):
+        return "computed by %s" % creator.__class__.__name__
+    return "leaf, " + ("requires grad" if creator.requires_grad else "no grad")
+""",
+        ),
+        (
+            "only a volatile Variable has no creator: asks creator is None",
+            """
+def describe(v):
+    if v.creator is None:
+        return 'volatile'
+    if isinstance(v.creator, Leaf):
+        return 'leaf, requires grad' if v.requires_grad else 'leaf, no grad'
+    return 'computed by ' + type(v.creator).__name__
+""",
+        ),
+    ],
+    "ch02.predict_grad": [
+        (
+            "a tuple of floats",
+            """
+predicted_a_grad = (3.5, 4.5)
+predicted_b_grad = None
+""",
+        ),
+        (
+            "a NumPy array, written as sums",
+            """
+predicted_a_grad = np.array([3 + 0.5, 4 + 0.5])
+predicted_b_grad = None
+""",
         ),
     ],
 }

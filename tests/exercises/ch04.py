@@ -1,4 +1,4 @@
-"""Plausible wrong answers to chapter 04's exercises; each must fail its check."""
+"""Plausible wrong answers to chapter 04's exercises, each must fail its check; other right answers pass."""
 
 COUNTS_ONCE = """
 predicted_counts = {"Sum#5": [0], "Mul#4": [1], "Add#3": [1], "Mul#2": [1], "x": [1], "y": [1]}
@@ -125,5 +125,89 @@ WRONG_ANSWERS = {
         ("sums into the array that just arrived", ADD_COPIES_NEW),
         ("need_copy marks the buffer, not the slot", ADD_MARKS_BUFFER),
         ("copies the first gradient instead of storing it as it is", ADD_ALWAYS_COPIES),
+    ],
+}
+
+RIGHT_ANSWERS = {
+    "ch04.dependencies": [
+        (
+            "tuples, keys listed from the leaves up",
+            """
+predicted_counts = {"x": (2,), "y": (1,), "Mul#2": (2,), "Add#3": (1,), "Mul#4": (1,), "Sum#5": (0,)}
+predicted_order = ("Sum#5", "Mul#4", "Add#3", "Mul#2", "y", "x")
+""",
+        ),
+        (
+            "built up one entry at a time",
+            """
+predicted_counts = {}
+predicted_counts["Sum#5"] = [0]
+for name in ["Mul#4", "Add#3", "y"]:
+    predicted_counts[name] = [1]
+predicted_counts["Mul#2"] = [2]
+predicted_counts["x"] = [2]
+predicted_order = "Sum#5 Mul#4 Add#3 Mul#2 y x".split()
+""",
+        ),
+    ],
+    "ch04.is_ready": [
+        (
+            "not any(counts)",
+            """
+def is_ready_for_backward(dependencies, function):
+    return not any(dependencies[function])
+""",
+        ),
+        (
+            "a loop with an early return",
+            """
+def is_ready_for_backward(dependencies, function):
+    for count in dependencies[function]:
+        if count != 0:
+            return False
+    return True
+""",
+        ),
+        (
+            "the sum of the counts is 0 (counts are never negative)",
+            """
+def is_ready_for_backward(dependencies, function):
+    return sum(dependencies[function]) == 0
+""",
+        ),
+    ],
+    "ch04.add_grad": [
+        (
+            "a borrowed array is replaced by a new sum, not copied then summed",
+            """
+def add_grad(need_copy, buffer, output_nr, grad):
+    key = (id(buffer), output_nr)
+    if buffer[output_nr] is None:
+        buffer[output_nr] = grad
+        need_copy.add(key)
+    elif key in need_copy:
+        need_copy.remove(key)
+        buffer[output_nr] = buffer[output_nr] + grad  # a new array: the borrowed one is left alone
+    else:
+        buffer[output_nr] += grad
+""",
+        ),
+        (
+            "np.copy and np.add(..., out=...)",
+            """
+def add_grad(need_copy, buffer, output_nr, grad):
+    slot = (id(buffer), output_nr)
+    stored = buffer[output_nr]
+    if stored is None:
+        buffer[output_nr] = grad
+        need_copy.add(slot)
+        return
+    if slot in need_copy:
+        stored = np.copy(stored)
+        buffer[output_nr] = stored
+        need_copy.discard(slot)
+    np.add(stored, grad, out=stored)
+""",
+        ),
     ],
 }

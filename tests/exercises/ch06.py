@@ -1,4 +1,4 @@
-"""Plausible wrong answers to chapter 06's exercises; each must fail its check."""
+"""Plausible wrong answers to chapter 06's exercises, each must fail its check; other right answers pass."""
 
 WRONG_ANSWERS = {
     "ch06.accumulate": [
@@ -59,5 +59,89 @@ WRONG_ANSWERS = {
         ("misses tanh_ and .data assignment", 'predicted_raises = {"A", "D"}\n'),
         ("thinks a leaf may change in place", 'predicted_raises = {"D", "E", "G"}\n'),
         ("thinks every in-place op raises", 'predicted_raises = {"A", "C", "D", "E", "G"}\n'),
+        ("a frozenset that misses tanh_ and .data assignment", 'predicted_raises = frozenset({"A", "D"})\n'),
+    ],
+}
+
+RIGHT_ANSWERS = {
+    "ch06.accumulate": [
+        (
+            "NumPy arrays computed from x by hand",
+            """
+x_values = np.array([1.0, -2.0, 3.0])
+grad_after_one = 2 * x_values
+grad_after_two = grad_after_one + 2 * x_values
+grad_after_reset = np.full(3, 3.0)
+""",
+        ),
+        (
+            "tuples of ints",
+            """
+grad_after_one = (2, -4, 6)
+grad_after_two = (4, -8, 12)
+grad_after_reset = (3, 3, 3)
+""",
+        ),
+    ],
+    "ch06.clip_hook": [
+        (
+            "np.minimum(np.maximum(...)), and max(|min|, |max|) for the log",
+            """
+def make_clip_hook(limit, log):
+    def clip_and_record(g):
+        log.append(float(max(abs(g.min()), abs(g.max()))))
+        return np.minimum(np.maximum(g, -limit), limit)
+    return clip_and_record
+""",
+        ),
+        (
+            "a copy clipped in place with boolean masks",
+            """
+def make_clip_hook(limit, log):
+    def hook(grad):
+        log.append(np.max(np.abs(grad)).item())
+        clipped = grad.copy()
+        clipped[clipped > limit] = limit
+        clipped[clipped < -limit] = -limit
+        return clipped
+    return hook
+""",
+        ),
+        (
+            "a small class with __call__, and grad.clip",
+            """
+class ClipHook:
+    def __init__(self, limit, log):
+        self.limit = limit
+        self.log = log
+
+    def __call__(self, grad):
+        self.log.append(float(np.abs(grad).max()))
+        return grad.clip(-self.limit, self.limit)
+
+def make_clip_hook(limit, log):
+    return ClipHook(limit, log)
+""",
+        ),
+    ],
+    "ch06.inplace": [
+        (
+            "a list of letters",
+            """
+predicted_raises = ["A", "D", "E", "G"]
+""",
+        ),
+        (
+            "set() of a string, lower case",
+            """
+predicted_raises = set("adeg")
+""",
+        ),
+        (
+            "a frozenset",
+            """
+predicted_raises = frozenset({"A", "D", "E", "G"})
+""",
+        ),
     ],
 }

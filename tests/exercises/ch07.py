@@ -168,4 +168,100 @@ RIGHT_ANSWERS = {
         ("backward 0.5 * (1 + tanh(a / 2))", _softplus(STABLE, SIGMOID)),
         ("backward from the saved output: -expm1(-y)", SAVES_OUTPUT),
     ],
+    "ch07.clamp_ste": [
+        (
+            "np.logical_or and np.where for the mask, min/max for the clamp, *grads in backward",
+            """
+class ClampSTE(Function):
+    def __init__(self, lo, hi):
+        super().__init__()
+        self.lo = lo
+        self.hi = hi
+
+    def forward(self, a):
+        outside = np.logical_or(a < self.lo, a > self.hi)
+        mask = np.where(outside, 1, 0).astype(a.dtype)
+        self.mark_non_differentiable(mask)
+        return np.minimum(np.maximum(a, self.lo), self.hi), mask
+
+    def backward(self, *grads):
+        return grads[0]
+""",
+        ),
+        (
+            "a zero mask with ones written where clipped, backward returns a copy",
+            """
+class ClampSTE(Function):
+    def __init__(self, lo, hi):
+        super().__init__()
+        self.lo, self.hi = lo, hi
+
+    def forward(self, a):
+        mask = np.zeros_like(a)
+        mask[(a < self.lo) | (a > self.hi)] = 1.0
+        self.mark_non_differentiable(mask)
+        clamped = a.clip(self.lo, self.hi)
+        return clamped, mask
+
+    def backward(self, grad_output, grad_mask):
+        return grad_output.copy()
+""",
+        ),
+        (
+            "the mask as the sum of a below-lo and an above-hi mask",
+            """
+class ClampSTE(Function):
+    def __init__(self, lo, hi):
+        super().__init__()
+        self.lo = lo
+        self.hi = hi
+
+    def forward(self, a):
+        below = (a < self.lo).astype(a.dtype)
+        above = (a > self.hi).astype(a.dtype)
+        mask = below + above  # never both: lo <= hi
+        self.mark_non_differentiable(mask)
+        return np.clip(a, self.lo, self.hi), mask
+
+    def backward(self, grad_output, grad_mask=None):
+        return grad_output
+""",
+        ),
+    ],
+    "ch07.mul_add": [
+        (
+            "a list filled by index, returned as a tuple",
+            """
+class MulAdd(Function):
+    def forward(self, a, b, c):
+        self.save_for_backward(a, b)
+        return a * b + c
+
+    def backward(self, grad_output):
+        a, b = self.saved_tensors
+        grads = [None, None, None]
+        if self.needs_input_grad[0]:
+            grads[0] = grad_output * b
+        if self.needs_input_grad[1]:
+            grads[1] = grad_output * a
+        if self.needs_input_grad[2]:
+            grads[2] = grad_output
+        return tuple(grads)
+""",
+        ),
+        (
+            "saves all three inputs, a generator over the candidates",
+            """
+class MulAdd(Function):
+    def forward(self, a, b, c):
+        self.save_for_backward(a, b, c)
+        return np.add(np.multiply(a, b), c)
+
+    def backward(self, grad_output):
+        a, b, _ = self.saved_tensors
+        makers = (lambda: grad_output * b, lambda: grad_output * a, lambda: grad_output.copy())
+        return tuple(make() if need else None for make, need in zip(makers, self.needs_input_grad))
+""",
+        ),
+    ],
 }

@@ -1,4 +1,4 @@
-"""Plausible wrong answers to chapter 08's exercises (each must fail its check)."""
+"""Plausible wrong answers to chapter 08's exercises, each must fail its check; other right answers pass."""
 
 _MOMENTUM_HEAD = """
 class MomentumSGD:
@@ -163,6 +163,117 @@ def train_losses(model, optimizer, X, y, steps):
         optimizer.step()
         losses.append(loss)
     return losses
+""",
+        ),
+    ],
+}
+
+RIGHT_ANSWERS = {
+    "ch08.momentum_sgd": [
+        (
+            "zero buffers made up front, updated in place: 0 * momentum + g = g on the first step",
+            """
+class MomentumSGD:
+    def __init__(self, params, lr, momentum=0.9):
+        self.params = list(params)
+        self.lr, self.momentum = lr, momentum
+        self.velocity = [np.zeros_like(p.data) for p in self.params]
+
+    def zero_grad(self):
+        for p in self.params:
+            p.grad.fill(0)
+
+    def step(self):
+        for p, v in zip(self.params, self.velocity):
+            v *= self.momentum
+            v += p.grad
+            p.data -= self.lr * v
+""",
+        ),
+        (
+            "a dict of buffers keyed by the parameter, no special case for momentum 0",
+            """
+class MomentumSGD:
+    def __init__(self, params, lr, momentum=0.9):
+        self.params = [p for p in params]
+        self.lr = lr
+        self.momentum = momentum
+        self.state = {}
+
+    def zero_grad(self):
+        for p in self.params:
+            if p.grad is not None:
+                p.grad *= 0
+
+    def step(self):
+        for p in self.params:
+            if p not in self.state:
+                self.state[p] = np.copy(p.grad)
+            else:
+                self.state[p] = self.momentum * self.state[p] + p.grad
+            p.data -= self.lr * self.state[p]
+""",
+        ),
+        (
+            "a helper per parameter, buffers in a list filled on the first step",
+            """
+class MomentumSGD:
+    def __init__(self, params, lr, momentum=0.9):
+        self.params = list(params)
+        self.lr = lr
+        self.momentum = momentum
+        self.bufs = None
+
+    def zero_grad(self):
+        for p in self.params:
+            p.grad[...] = 0
+
+    def _direction(self, i, grad):
+        if self.momentum == 0:
+            return grad
+        self.bufs[i] = grad.copy() if self.bufs[i] is None else self.momentum * self.bufs[i] + grad
+        return self.bufs[i]
+
+    def step(self):
+        if self.bufs is None:
+            self.bufs = [None for _ in self.params]
+        for i, p in enumerate(self.params):
+            p.data -= self.lr * self._direction(i, p.grad)
+""",
+        ),
+    ],
+    "ch08.training_loop": [
+        (
+            "model.zero_grad(), the loss kept with float(loss) right after forward",
+            """
+def train_losses(model, optimizer, X, y, steps):
+    inputs = Variable(X, requires_grad=False)
+    history = []
+    for step in range(steps):
+        model.zero_grad()
+        scores = model(inputs)
+        loss = nn.cross_entropy(scores, y)
+        history.append(float(loss))
+        loss.backward()
+        optimizer.step()
+    return history
+""",
+        ),
+        (
+            "a helper for one step, in a list comprehension",
+            """
+def train_losses(model, optimizer, X, y, steps):
+    x = Variable(X, requires_grad=False)
+
+    def one_step():
+        optimizer.zero_grad()
+        loss = nn.cross_entropy(model(x), y)
+        value = loss.item()
+        loss.backward()
+        optimizer.step()
+        return value
+
+    return [one_step() for _ in range(steps)]
 """,
         ),
     ],

@@ -1,4 +1,4 @@
-"""Plausible wrong answers to chapter 09's exercises (each must fail its check)."""
+"""Plausible wrong answers to chapter 09's exercises, each must fail its check; other right answers pass."""
 
 WRONG_ANSWERS = {
     "ch09.grad_device": [
@@ -121,6 +121,34 @@ def one_hot(labels, num_classes):
 def one_hot(labels, num_classes):
     xp = get_array_module(labels)
     return xp.eye(num_classes, dtype=xp.float32)[labels]
+""",
+        ),
+    ],
+    "ch09.grad_device": [
+        (
+            "the template kept, each value assigned by key",
+            """
+predicted = {
+    "x.grad device": ...,
+    "x_gpu.is_leaf": ...,
+    "fc.weight.grad device": ...,
+    "grad device of the Variable w was copied from": ...,
+}
+predicted["x.grad device"] = "cpu"
+predicted["x_gpu.is_leaf"] = False
+predicted["fc.weight.grad device"] = "cuda:0"
+predicted["grad device of the Variable w was copied from"] = "cpu"
+""",
+        ),
+        (
+            "upper case device names, keys in another order",
+            """
+predicted = {
+    "grad device of the Variable w was copied from": "CPU",
+    "fc.weight.grad device": "CUDA:0",
+    "x_gpu.is_leaf": False,
+    "x.grad device": "CPU",
+}
 """,
         ),
     ],

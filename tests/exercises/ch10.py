@@ -121,6 +121,10 @@ def next_functions_of(fn):
         ("naive recursion thought correct", "wrong_orders = set()\nnaive_grad_a = 16.0\n"),
         ("right ordering, gradient counted once too few", 'wrong_orders = {"naive"}\nnaive_grad_a = 24.0\n'),
         ("the stack engine blamed", 'wrong_orders = {"stack", "naive"}\nnaive_grad_a = 32.0\n'),
+        (
+            "a frozenset that blames micrograd's sort too",
+            'wrong_orders = frozenset({"naive", "topo"})\nnaive_grad_a = 32.0\n',
+        ),
     ],
 }
 
@@ -132,6 +136,44 @@ RIGHT_ANSWERS = {
 def next_functions_of(fn):
     pairs = zip(fn.previous_functions, fn.needs_input_grad)
     return tuple((prev, prev.output_ids[arg_id]) if needed else (None, 0) for (prev, arg_id), needed in pairs)
+""",
+        ),
+    ],
+    "ch10.predict_modern": [
+        (
+            "lists for the pairs, keys from the leaves up",
+            """
+predicted_next = {
+    "MulBackward0": [["AccumulateGrad", 0], [None, 0]],
+    "ExpBackward0": [["MulBackward0", 0]],
+    "AddBackward0": [["ExpBackward0", 0], ["AccumulateGrad", 0]],
+}
+""",
+        ),
+        (
+            "tuples of tuples, as PyTorch prints next_functions",
+            """
+predicted_next = {
+    "AddBackward0": (("ExpBackward0", 0), ("AccumulateGrad", 0)),
+    "ExpBackward0": (("MulBackward0", 0),),
+    "MulBackward0": (("AccumulateGrad", 0), (None, 0)),
+}
+""",
+        ),
+    ],
+    "ch10.double_count": [
+        (
+            "a list and an int",
+            """
+wrong_orders = ["naive"]
+naive_grad_a = 32
+""",
+        ),
+        (
+            "a frozenset, the gradient as a product",
+            """
+wrong_orders = frozenset({"naive"})
+naive_grad_a = 2 * 16.0
 """,
         ),
     ],

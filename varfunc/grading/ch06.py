@@ -126,7 +126,7 @@ def check_clip_hook(ns: dict) -> None:
 def check_inplace(ns: dict) -> None:
     """The predicted set of snippet letters against running each snippet."""
     predicted = _answer(ns, "predicted_raises")
-    if not isinstance(predicted, (set, list, tuple)):
+    if not isinstance(predicted, (set, frozenset, list, tuple)):
         raise CheckFailed("predicted_raises", "a set of letters like {'A', 'C'}", type(predicted).__name__)
     predicted = {str(letter).upper() for letter in predicted}
     actual = {letter for letter, source in INPLACE_SNIPPETS.items() if snippet_raises(source)}

@@ -199,7 +199,7 @@ def check_double_count(ns: dict) -> None:
     wrong = {name for name, r in results.items() if not np.isclose(float(r.leaf_grads["a"][0]), true_grad)}
     predicted = ns["wrong_orders"]
     known = set(ORDERINGS) | {"naive"}
-    if not isinstance(predicted, (set, list, tuple)) or not set(predicted) <= known:
+    if not isinstance(predicted, (set, frozenset, list, tuple)) or not set(predicted) <= known:
         raise CheckFailed("wrong_orders", f"a set of names from {sorted(known)}", predicted)
     expect_equal(
         "the orderings that give a wrong gradient for a",
