@@ -134,7 +134,7 @@ class NLLLoss(Function):
         return per_row
 
     def _total(self) -> Any:
-        """What 'mean' divides by: the rows kept, each counted with its weight (0 if none is kept)."""
+        """What 'mean' divides by: the rows kept, each counted with its weight; nan if that is 0."""
         if self.row_weights is None:
             kept = len(self.rows) - (0 if self.ignored is None else int(self.ignored.sum()))
         elif self.ignored is None:
