@@ -1,5 +1,6 @@
-"""Class weights and ignore_index in nll_loss and cross_entropy: against the formula written out in
-NumPy, numerical differences and PyTorch 2.13; the rows torch ignores or divides by zero on."""
+"""Class weights, ignore_index and label smoothing in nll_loss and cross_entropy: against the formula
+written out in NumPy, numerical differences and PyTorch 2.13; the rows torch ignores or divides by
+zero on."""
 
 import warnings
 
@@ -39,24 +40,47 @@ def test_weights_and_ignored_rows_follow_the_formula(reduction, ignore_index):
 
 @pytest.mark.parametrize("reduction", REDUCTIONS)
 @pytest.mark.parametrize("weighted", [False, True])
-def test_weighted_and_ignoring_losses_pass_gradcheck(reduction, weighted):
+def test_label_smoothing_mixes_in_the_uniform_target_as_torch_writes_it(reduction, weighted):
+    rng = np.random.default_rng(6)
+    scores = rng.standard_normal((5, 3))
+    target = np.array([1, -100, 0, 2, 2])
+    weight = np.array([0.3, 1.0, 2.5]) if weighted else None
+    e = 0.2
+    loss = nn.cross_entropy(Variable(scores), target, reduction, weight=weight, label_smoothing=e)
+    log_probs = scores - np.log(np.exp(scores).sum(axis=1, keepdims=True))
+    w = np.ones(3) if weight is None else weight
+    uniform = np.where(target == -100, 0.0, -(log_probs * w).sum(axis=1))
+    kept_weight = sum(w[t] for t in target if t != -100)
+    reduce = {"none": lambda v: v, "sum": np.sum, "mean": lambda v: np.sum(v) / kept_weight}[reduction]
+    nll = numpy_nll(log_probs, target, weight, -100, reduction)
+    np.testing.assert_allclose(loss.data, (1 - e) * nll + e / 3 * reduce(uniform))
+
+
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize("smoothing", [0.0, 0.3])
+def test_weighted_ignoring_and_smoothed_losses_pass_gradcheck(reduction, weighted, smoothing):
     rng = np.random.default_rng(4)
     scores = Variable(rng.standard_normal((5, 3)))
     target = np.array([1, -100, 0, 2, -100])
     weight = np.array([0.3, 1.0, 2.5]) if weighted else None
 
     def loss(s):
-        return nn.cross_entropy(s, target, reduction, weight=weight).sum()
+        return nn.cross_entropy(s, target, reduction, weight=weight, label_smoothing=smoothing).sum()
 
     assert gradcheck(loss, (scores,))
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
-def test_every_row_ignored_gives_nan_and_zero_gradients_as_in_torch(dtype):
+@pytest.mark.parametrize("smoothing", [None, 0.1])
+def test_every_row_ignored_gives_nan_and_zero_gradients_as_in_torch(dtype, smoothing):
     x = Variable(np.zeros((2, 3), dtype=dtype))
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # torch says nothing either
-        loss = nn.nll_loss(x, np.array([-100, -100]))
+        if smoothing is None:
+            loss = nn.nll_loss(x, np.array([-100, -100]))
+        else:
+            loss = nn.cross_entropy(x, np.array([-100, -100]), label_smoothing=smoothing)
         loss.backward()
     assert np.isnan(loss.item()) and loss.data.dtype == dtype
     np.testing.assert_array_equal(x.grad, np.zeros((2, 3)))
@@ -81,6 +105,11 @@ def test_weights_keep_float32_and_the_module_forms_pass_them_on():
     assert module(Variable(x), target).item() == pytest.approx(expected)
     ignoring = nn.NLLLoss(ignore_index=0)
     assert ignoring(Variable(x), np.array([0, 0, 1, 2])).item() == pytest.approx(-(x[2, 1] + x[3, 2]) / 2)
+    smoothed = nn.CrossEntropyLoss(label_smoothing=0.25)(Variable(x), target)
+    assert smoothed.data.dtype == np.float32
+    assert smoothed.item() == pytest.approx(
+        nn.cross_entropy(Variable(x), target, label_smoothing=0.25).item()
+    )
 
 
 def test_class_weight_and_ignore_index_errors():
@@ -93,6 +122,9 @@ def test_class_weight_and_ignore_index_errors():
         nn.nll_loss(x, np.array([0, 1]), weight=["a", "b", "c"])
     with pytest.raises(TypeError, match="pass class weights by name: weight="):
         nn.cross_entropy(x, np.array([0, 1]), np.ones(3))  # torch's positional weight
+    for smoothing in (-0.1, 1.5, "0.1"):
+        with pytest.raises(ValueError, match="label_smoothing must be between 0.0 and 1.0"):
+            nn.cross_entropy(x, np.array([0, 1]), label_smoothing=smoothing)
     with pytest.raises(TypeError, match="ignore_index must be an int, got None"):
         nn.nll_loss(x, np.array([0, 1]), ignore_index=None)
     with pytest.raises(ValueError, match="target holds class -100 but input has 3 classes"):
@@ -115,11 +147,17 @@ def test_weights_and_ignore_index_against_torch(seed):
         target[rng.random(n) < 0.4] = ignore_index
         weight = None if trial % 3 == 0 else rng.random(c) * (rng.random(c) > 0.2)  # some weights 0
         reduction = REDUCTIONS[trial % 3]
-        for ours, theirs in ((nn.cross_entropy, F.cross_entropy), (nn.nll_loss, F.nll_loss)):
+        smoothing = {"label_smoothing": float(rng.choice([0.0, 0.1, 1.0, rng.random()]))}
+        for ours, theirs, more in (
+            (nn.cross_entropy, F.cross_entropy, smoothing),
+            (nn.nll_loss, F.nll_loss, {}),
+        ):
             v, t = Variable(x.copy()), torch.tensor(x, requires_grad=True)
-            out = ours(v, target, reduction, weight=weight, ignore_index=ignore_index)
+            out = ours(v, target, reduction, weight=weight, ignore_index=ignore_index, **more)
             tw = None if weight is None else torch.tensor(weight, dtype=t.dtype)
-            want = theirs(t, torch.tensor(target), weight=tw, ignore_index=ignore_index, reduction=reduction)
+            want = theirs(
+                t, torch.tensor(target), weight=tw, ignore_index=ignore_index, reduction=reduction, **more
+            )
             seed_grad = rng.standard_normal(out.shape).astype(dtype)
             out.backward(seed_grad)
             want.backward(torch.tensor(seed_grad))

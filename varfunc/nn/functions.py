@@ -112,13 +112,13 @@ class NLLLoss(Function):
             return self._weighted(losses).sum()
         if self.row_weights is None and self.ignored is None:
             return losses.mean()
-        return self._weighted(losses).sum() / self._total()
+        return self._weighted(losses).sum() / self.kept_weight()
 
     def backward(self, grad_output):
         xp = get_array_module(grad_output)
         grad = xp.zeros(self.input_shapes[0], dtype=grad_output.dtype)
         if self.reduction == "mean":
-            grad_output = grad_output / self._total()
+            grad_output = grad_output / self.kept_weight()
         if self.row_weights is not None or self.ignored is not None:
             grad_output = self._weighted(xp.broadcast_to(grad_output, self.rows.shape))
         grad[self.rows, self.target] = -grad_output  # one picked place per row: nothing adds up
@@ -133,7 +133,7 @@ class NLLLoss(Function):
             per_row = get_array_module(per_row).where(self.ignored, 0, per_row)
         return per_row
 
-    def _total(self) -> Any:
+    def kept_weight(self) -> Any:
         """What 'mean' divides by: the rows kept, each counted with its weight; nan if that is 0."""
         if self.row_weights is None:
             kept = len(self.rows) - (0 if self.ignored is None else int(self.ignored.sum()))

@@ -5,8 +5,9 @@ LogSoftmax followed by it.
 
 Each takes ``input`` (a Variable) and ``target`` (a Variable or an array) and a ``reduction``:
 'mean' (the 2017 default, ``size_average=True``), 'sum', or 'none' (one loss per element/sample).
-nll_loss and cross_entropy also take torch's ``weight`` (one per class) and ``ignore_index``, by
-name (torch's third positional argument is ``weight``; here it is ``reduction``).
+nll_loss and cross_entropy also take torch's ``weight`` (one per class) and ``ignore_index``, and
+cross_entropy its ``label_smoothing``, by name (torch's third positional argument is ``weight``;
+here it is ``reduction``).
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from ..backend import is_array, to_device
+from ..backend import get_array_module, is_array, to_device
 from ..errors import DTypeError, ShapeError
 from ..variable import Variable
 from . import functions
@@ -105,6 +106,12 @@ def nll_loss(
         raise DTypeError(f"nll_loss: input must be a Variable, got {type(input).__name__}")
     if input.ndim != 2:
         raise ShapeError(f"nll_loss: input must have shape (N, C), got {input.shape}")
+    return _nll_function(input, target, reduction, weight, ignore_index)[0](input)
+
+
+def _nll_function(input: Variable, target: Any, reduction: str, weight: Any, ignore_index: int) -> tuple:
+    """(the NLLLoss Function for this input, not yet called; the class weights or None), with the
+    arguments checked, each row's weight picked and the ignored rows marked."""
     if not isinstance(reduction, str):  # torch's third argument is weight
         raise TypeError(
             f"cross_entropy/nll_loss: reduction must be one of {REDUCTIONS}, got a "
@@ -112,6 +119,7 @@ def nll_loss(
         )
     if not isinstance(ignore_index, (int, np.integer)) or isinstance(ignore_index, bool):
         raise TypeError(f"cross_entropy/nll_loss: ignore_index must be an int, got {ignore_index!r}")
+    class_weights = None if weight is None else _class_weights(weight, input.shape[1])
     labels = _labels(target, input.shape)
     classes = input.shape[1]
     outside = (labels < 0) | (labels >= classes)
@@ -127,9 +135,9 @@ def nll_loss(
         if ignored.any():
             labels = np.where(ignored, 0, labels)  # any valid class: the row's loss is set to 0
             mask = to_device(ignored, input.device)
-    if weight is not None:
-        row_weights = to_device(_class_weights(weight, classes)[labels].astype(input.dtype), input.device)
-    return functions.NLLLoss(to_device(labels, input.device), reduction, row_weights, mask)(input)
+    if class_weights is not None:
+        row_weights = to_device(class_weights[labels].astype(input.dtype), input.device)
+    return functions.NLLLoss(to_device(labels, input.device), reduction, row_weights, mask), class_weights
 
 
 def _labels(target: Any, shape: tuple) -> np.ndarray:
@@ -181,13 +189,42 @@ def cross_entropy(
     *,
     weight: Any = None,
     ignore_index: int = -100,
+    label_smoothing: float = 0.0,
 ) -> Variable:
-    """Softmax cross-entropy from raw scores (N, C) and integer labels (N,): nll_loss(log_softmax(x))."""
+    """Softmax cross-entropy from raw scores (N, C) and integer labels (N,): nll_loss(log_softmax(x)).
+
+    ``label_smoothing`` e mixes in the loss against the uniform target, as torch does:
+    (1 - e) * nll + e / C * (-sum over classes of weight * log-probability), reduced alike.
+    """
     if not isinstance(input, Variable):
         raise DTypeError(f"cross_entropy: input must be a Variable, got {type(input).__name__}")
     if input.ndim != 2:
         raise ShapeError(f"cross_entropy: input must be scores of shape (N, C), got {input.shape}")
-    return nll_loss(log_softmax(input, dim=1), target, reduction, weight=weight, ignore_index=ignore_index)
+    if not (isinstance(label_smoothing, (int, float, np.floating)) and 0 <= label_smoothing <= 1):
+        raise ValueError(
+            f"cross_entropy: label_smoothing must be between 0.0 and 1.0, got {label_smoothing!r}"
+        )
+    log_probs = log_softmax(input, dim=1)
+    nll, class_weights = _nll_function(log_probs, target, reduction, weight, ignore_index)
+    loss = nll(log_probs)
+    if not label_smoothing:
+        return loss
+    smoothing = float(label_smoothing)
+    uniform = _uniform_target_loss(log_probs, nll, class_weights)
+    return loss * (1 - smoothing) + uniform * (smoothing / input.shape[1])
+
+
+def _uniform_target_loss(log_probs: Variable, nll: functions.NLLLoss, class_weights: Any) -> Variable:
+    """-sum_c w_c * log p_c per row, the ignored rows 0, reduced as nll reduces (torch's rule: 'mean'
+    divides by the same weights of the rows kept)."""
+    if class_weights is not None:
+        log_probs = log_probs * to_device(class_weights.astype(log_probs.dtype), log_probs.device)
+    per_row = -log_probs.sum(1)
+    if nll.reduction == "none":
+        return per_row if nll.ignored is None else per_row * ~nll.ignored
+    if nll.ignored is not None:  # indexed, not multiplied by 0: an ignored row's gradient is 0, never nan
+        per_row = per_row[get_array_module(nll.ignored).flatnonzero(~nll.ignored)]
+    return per_row.sum() if nll.reduction == "sum" else per_row.sum() / nll.kept_weight()
 
 
 def classes_from_scores(scores: np.ndarray) -> np.ndarray:
@@ -263,14 +300,30 @@ class _ClassLoss(_Loss):
         self.weight, self.ignore_index = weight, ignore_index
 
     def forward(self, input: Variable, target: Any) -> Variable:
-        loss = type(self).function
-        return loss(input, target, self.reduction, weight=self.weight, ignore_index=self.ignore_index)
+        return type(self).function(input, target, self.reduction, **self._options())
+
+    def _options(self) -> dict:
+        return {"weight": self.weight, "ignore_index": self.ignore_index}
 
 
 class CrossEntropyLoss(_ClassLoss):
     """Module form of cross_entropy."""
 
     function = staticmethod(cross_entropy)
+
+    def __init__(
+        self,
+        weight: Any = None,
+        *,
+        ignore_index: int = -100,
+        reduction: str = "mean",
+        label_smoothing: float = 0.0,
+    ) -> None:
+        super().__init__(weight, ignore_index=ignore_index, reduction=reduction)
+        self.label_smoothing = label_smoothing
+
+    def _options(self) -> dict:
+        return {**super()._options(), "label_smoothing": self.label_smoothing}
 
 
 class NLLLoss(_ClassLoss):
