@@ -1,10 +1,21 @@
-"""varfunc.nn: a small torch.nn of 2017 (Module, Linear, Sequential, activations, losses), on the core.
+"""varfunc.nn: a small torch.nn of 2017 (Module, Linear, Sequential, activations, Dropout, losses).
 
 Importing it loads only NumPy and the core; the training helper (varfunc.train) imports tqdm and
 matplotlib only inside the functions that need them.
 """
 
-from .layers import Linear, ReLU, Sequential, Sigmoid, Tanh, default_rng, linear, manual_seed
+from .layers import (
+    Dropout,
+    Linear,
+    ReLU,
+    Sequential,
+    Sigmoid,
+    Tanh,
+    default_rng,
+    dropout,
+    linear,
+    manual_seed,
+)
 from .losses import (
     CrossEntropyLoss,
     L1Loss,
@@ -24,6 +35,7 @@ from .module import Module, Parameter, load, save
 
 __all__ = [
     "CrossEntropyLoss",
+    "Dropout",
     "L1Loss",
     "Linear",
     "MSELoss",
@@ -39,6 +51,7 @@ __all__ = [
     "classes_from_scores",
     "cross_entropy",
     "default_rng",
+    "dropout",
     "l1_loss",
     "linear",
     "load",

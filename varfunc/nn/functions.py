@@ -1,4 +1,4 @@
-"""nn's own Functions: a linear layer and the negative log-likelihood, each one node of the graph.
+"""nn's own Functions: a linear layer, dropout and the negative log-likelihood, each one node of the graph.
 
 PyTorch's nn of 2016-2017 did the same: ``nn.Linear`` called a ``Linear`` Function (forward an
 ``addmm``, backward three matrix products) and ``NLLLoss`` was a THNN Function. Built from the
@@ -19,8 +19,8 @@ from typing import Any
 
 import numpy as np
 
-from ..backend import get_array_module
-from ..errors import ShapeError
+from ..backend import device_of, get_array_module, to_device
+from ..errors import DTypeError, ShapeError
 from ..function import Function
 
 REDUCTIONS = ("mean", "sum", "none")
@@ -83,6 +83,32 @@ def _check_linear_shapes(input: Any, weight: Any, bias: Any) -> None:
             f"linear: bias must have shape ({out_features},) for weight {weight.shape}, got "
             f"{bias.shape}; for a bias of another shape write input.matmul(weight.t()) + bias"
         )
+
+
+class Dropout(Function):
+    """input * mask / (1 - p): each element kept with probability 1 - p, the mask drawn in forward.
+
+    As v0.1's nn Dropout Function: backward multiplies by the same scaled mask. The mask is drawn on
+    the CPU from ``rng`` (nn's generator, so nn.manual_seed repeats it) and moved to input's device.
+    """
+
+    def __init__(self, p: float, rng: np.random.Generator) -> None:
+        self.p, self.rng = p, rng
+
+    def forward(self, input):
+        if input.dtype.kind not in "fc":
+            raise DTypeError(f"dropout: input must hold floating-point numbers, got {input.dtype}")
+        kept = self.rng.random(input.shape) >= self.p
+        # p = 1 keeps nothing: zeros, as in torch (1 / (1 - p) would be a division by zero)
+        scale = 0.0 if self.p == 1 else 1 / (1 - self.p)
+        self.noise = to_device((kept * scale).astype(input.dtype), device_of(input))
+        return input * self.noise
+
+    def backward(self, grad_output):
+        return grad_output * self.noise
+
+    def extra_repr(self) -> str:
+        return f"p={self.p}"
 
 
 class NLLLoss(Function):

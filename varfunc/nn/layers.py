@@ -1,4 +1,4 @@
-"""Layers: Linear (with 2017's default initialisation), Sequential, and the activations."""
+"""Layers: Linear (with 2017's default initialisation), Sequential, the activations and Dropout."""
 
 from __future__ import annotations
 
@@ -17,13 +17,13 @@ _rng = np.random.default_rng()
 
 
 def manual_seed(seed: int) -> None:
-    """Seed the generator that initialises new layers (as torch.manual_seed did for nn)."""
+    """Seed the generator of new layers' weights and of dropout masks (as torch.manual_seed did for nn)."""
     global _rng
     _rng = np.random.default_rng(seed)
 
 
 def default_rng() -> np.random.Generator:
-    """The generator new layers draw their initial weights from."""
+    """The generator new layers draw their initial weights from, and dropout its masks."""
     return _rng
 
 
@@ -32,6 +32,19 @@ def linear(input: Variable, weight: Variable, bias: Variable | None = None) -> V
     if bias is None:
         return functions.Linear()(input, weight)
     return functions.Linear()(input, weight, bias)
+
+
+def dropout(input: Variable, p: float = 0.5, training: bool = True) -> Variable:
+    """Zero each element with probability p, scale the rest by 1 / (1 - p); input as is if not training."""
+    _check_probability(p)
+    if not training or p == 0:
+        return input
+    return functions.Dropout(float(p), _rng)(input)
+
+
+def _check_probability(p: Any) -> None:
+    if not (isinstance(p, (int, float, np.floating)) and not isinstance(p, bool) and 0 <= p <= 1):
+        raise ValueError(f"dropout: p is a probability, between 0 and 1, got {p!r}")
 
 
 class Linear(Module):
@@ -158,3 +171,18 @@ class Sigmoid(Module):
 
     def forward(self, input: Variable) -> Variable:
         return input.sigmoid()
+
+
+class Dropout(Module):
+    """dropout while training (each element zeroed with probability p); the identity after eval()."""
+
+    def __init__(self, p: float = 0.5) -> None:
+        super().__init__()
+        _check_probability(p)  # now, not at the first forward
+        self.p = p
+
+    def forward(self, input: Variable) -> Variable:
+        return dropout(input, self.p, self.training)
+
+    def extra_repr(self) -> str:
+        return f"p={self.p}"
