@@ -127,7 +127,7 @@ def test_a_hook_that_changes_its_gradient_in_place_is_an_error_not_a_leak():
     x, y = Variable(np.ones(3)), Variable(np.ones(3))
     u, v = x * 2, y * 3
     v.register_hook("double", _doubles_in_place)
-    changed = r"hook on output 0 of MulConstant\(3\) tried to change a gradient in place"
+    changed = r"hook on output 0 of MulConstant\(3\) wrote into a read-only array"
     with pytest.raises(VarfuncError, match=changed):
         (u + v).sum().backward()
 
@@ -155,7 +155,7 @@ def test_a_leaf_hook_and_a_function_hook_get_read_only_gradients():
     a, b = Variable(np.ones(2)), Variable(np.ones(2))
     s = a + b
     s.creator.register_hook("zero", zero_first_input)
-    with pytest.raises(VarfuncError, match=r"hook on Add\(\) tried to change a gradient in place"):
+    with pytest.raises(VarfuncError, match=r"hook on Add\(\) wrote into a read-only array"):
         s.sum().backward()
 
 
@@ -181,3 +181,41 @@ def test_a_hooks_own_value_error_is_not_reworded():
     (h := x * 2).register_hook("fails", fails)
     with pytest.raises(ValueError, match="^my own check$"):
         h.sum().backward()
+
+
+class ScalesInPlace(Function):
+    """A student's mistake: backward changes the gradient it was handed."""
+
+    def forward(self, a):
+        return a * 3
+
+    def backward(self, grad_output):
+        grad_output *= 3
+        return grad_output
+
+
+class PassesOn(Function):
+    def forward(self, a):
+        return a + 0
+
+    def backward(self, grad_output):
+        return grad_output
+
+
+def test_a_backward_of_ours_that_writes_into_grad_output_is_an_error_not_a_leak():
+    # Add hands one array to u and v; ScalesInPlace's write tripled x's gradient too (3, not 1).
+    x, y = Variable(np.ones(2)), Variable(np.ones(2))
+    u, v = x * 1, ScalesInPlace()(y)
+    with pytest.raises(VarfuncError, match=r"backward of ScalesInPlace\(\) wrote into a read-only array"):
+        (u + v).backward(np.ones(2))
+
+
+def test_only_functions_written_outside_the_kit_get_read_only_gradients():
+    from varfunc.functions import basic_ops, blas
+
+    assert ScalesInPlace.guards_grad_output and PassesOn.guards_grad_output
+    assert not basic_ops.Mul.guards_grad_output and not blas.Matmul.guards_grad_output
+    x = Variable(np.ones(3))
+    PassesOn()(x).sum().backward()
+    x.grad += 1  # the read-only view it passed on did not become a read-only .grad
+    np.testing.assert_array_equal(x.grad, [2.0, 2.0, 2.0])

@@ -61,7 +61,8 @@ class FunctionHooks:
         for hook, index in tuple(self.backward_hooks.values()):  # a hook may remove itself
             if index is None or grads[index] is None:
                 continue
-            replacement = self._call_hook(hook, index, read_only_views(grads[index])[0])
+            view = read_only_views(grads[index])
+            replacement = call_on_read_only(hook, view, f"a hook on output {index} of", self)
             if replacement is not None:
                 grads[index] = self._checked_hook_result(replacement, grads[index], index)
         return tuple(grads)
@@ -84,7 +85,7 @@ class FunctionHooks:
         seen_input, seen_output = views[: len(grad_input)], views[len(grad_input) :]
         for hook, index in tuple(self.backward_hooks.values()):  # a hook may remove itself
             if index is None:
-                replacement = self._call_hook(hook, None, seen_input, seen_output)
+                replacement = call_on_read_only(hook, (seen_input, seen_output), "a hook on", self)
                 if replacement is not None:
                     if not isinstance(replacement, tuple) or len(replacement) != len(grad_input):
                         raise VarfuncError(
@@ -95,19 +96,20 @@ class FunctionHooks:
                         grad_input = self._checked_grad_input(replacement)
         return grad_input
 
-    def _call_hook(self, hook: Callable, index: int | None, *args: Any) -> Any:
-        """hook(*args); a write into the read-only gradients it was given becomes a clear error."""
-        try:
-            return hook(*args)
-        except ValueError as error:
-            if "read-only" not in str(error):
-                raise
-            where = f"on {self!r}" if index is None else f"on output {index} of {self!r}"
-            raise VarfuncError(
-                f"a hook {where} tried to change a gradient in place ({error}); the arrays a hook "
-                "gets are shared with other gradients and with the array given to backward, so "
-                "they are read-only: compute a new array and return it (return grad * 2, not grad *= 2)"
-            ) from error
+
+def call_on_read_only(fn: Callable, args: tuple, role: str, function: Any) -> Any:
+    """fn(*args), where args hold read-only gradients: a write into one becomes an error that names
+    fn by its role ("backward of", "a hook on") and its Function."""
+    try:
+        return fn(*args)
+    except ValueError as error:
+        if "read-only" not in str(error):
+            raise
+        raise VarfuncError(
+            f"{role} {function!r} wrote into a read-only array ({error}): the gradients it gets "
+            "are read-only, since other Functions and the array given to backward share them; compute "
+            "a new array (return grad * 2, not grad *= 2; or change a .copy())"
+        ) from error
 
 
 def read_only_views(*arrays: Any) -> tuple:
