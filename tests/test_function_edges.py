@@ -213,9 +213,53 @@ def test_a_backward_of_ours_that_writes_into_grad_output_is_an_error_not_a_leak(
 def test_only_functions_written_outside_the_kit_get_read_only_gradients():
     from varfunc.functions import basic_ops, blas
 
-    assert ScalesInPlace.guards_grad_output and PassesOn.guards_grad_output
-    assert not basic_ops.Mul.guards_grad_output and not blas.Matmul.guards_grad_output
+    assert ScalesInPlace.outside_the_kit and PassesOn.outside_the_kit
+    assert not basic_ops.Mul.outside_the_kit and not blas.Matmul.outside_the_kit
     x = Variable(np.ones(3))
     PassesOn()(x).sum().backward()
     x.grad += 1  # the read-only view it passed on did not become a read-only .grad
     np.testing.assert_array_equal(x.grad, [2.0, 2.0, 2.0])
+
+
+class AddsOneInPlace(Function):
+    """A student's mistake: forward changes its input without mark_dirty."""
+
+    def forward(self, a):
+        a += 1
+        return a
+
+    def backward(self, grad_output):
+        return grad_output
+
+
+class AddsOneMarked(Function):
+    def forward(self, a):
+        self.mark_dirty(a)
+        a += 1
+        return a
+
+    def backward(self, grad_output):
+        return grad_output
+
+
+def test_a_forward_of_ours_that_changes_an_input_unmarked_is_refused_and_undone():
+    w, x = Variable(np.array([1.0, 2.0])), Variable(np.array([3.0, np.nan]), requires_grad=False)
+    h = w * x  # Mul saves x: before, w.grad came out as [4, nan], from the changed x, silently
+    with pytest.raises(
+        InplaceError,
+        match=r"AddsOneInPlace\(\): forward changed input 0 \(shape \(2,\)\) in place without mark_dirty",
+    ):
+        AddsOneInPlace()(x)
+    np.testing.assert_array_equal(x.data, [3.0, np.nan])
+    assert x._version == [0]
+    h.sum().backward()
+    np.testing.assert_array_equal(w.grad, [3.0, np.nan])
+
+
+def test_a_forward_of_ours_may_change_an_input_it_marks_dirty_or_leave_nan_as_it_was():
+    x = Variable(np.array([1.0, np.nan]), requires_grad=False)
+    y = AddsOneMarked()(x)
+    assert y is x and x._version == [1]
+    np.testing.assert_array_equal(x.data, [2.0, np.nan])
+    z = PassesOn()(x)  # reads only: NaN compares equal to itself here
+    np.testing.assert_array_equal(z.data, [2.0, np.nan])

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from .errors import InplaceError, VarfuncError
 
 
@@ -24,6 +26,26 @@ class DirtyInputs:
     """Counting and checking the inputs a Function's forward changed in place (a mixin of Function)."""
 
     __slots__ = ()
+
+    def _copies_to_compare(self, arrays: tuple) -> list:
+        """Copies of the NumPy input arrays, to show after forward that it changed none unmarked."""
+        return [array.copy() if isinstance(array, np.ndarray) else None for array in arrays]
+
+    def _check_inputs_unchanged(self, arrays: tuple, copies: list) -> None:
+        """Put back, and refuse, an input that forward changed in place without mark_dirty."""
+        dirty = self.dirty_tensors or ()
+        for index, (array, copy) in enumerate(zip(arrays, copies)):
+            if copy is None or is_one_of(array, dirty):
+                continue
+            if not np.array_equal(array, copy, equal_nan=array.dtype.kind in "fc"):
+                array[...] = copy
+                self.dirty_tensors = None
+                raise InplaceError(
+                    f"{self!r}: forward changed input {index} (shape {array.shape}) in place without "
+                    "mark_dirty, so that Variable's data, and every gradient that uses it, would change "
+                    "silently (it was put back); return a new array (a + 1, not a += 1), or, for an "
+                    "in-place op, call self.mark_dirty(a) (chapter 06)"
+                )
 
     def _count_in_place_change(self, input: tuple, dirty: tuple) -> None:
         """Bump the version of each input whose array forward changed in place (mark_dirty)."""

@@ -51,16 +51,17 @@ class Function(FunctionHooks, DirtyInputs, ModernFunctionNames):
     # True where backward always returns arrays it has just computed, never one it holds or was
     # handed: the engine then lets a Leaf keep them as .grad without a copy (the matrix products).
     backward_makes_new_arrays: bool = False
-    # True for a Function written outside the kit (a student's): its backward gets read-only views
-    # of its gradients, so that writing into one, which other Functions may share, is an error.
-    guards_grad_output: bool = False
+    # True for a Function class written outside the kit (a student's): its forward must leave its
+    # inputs as they were unless it marks them dirty (checked against copies), and its backward gets
+    # read-only views of its gradients, which other Functions may share. The kit's ops skip both.
+    outside_the_kit: bool = False
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         # A promise about backward's arrays holds for the backward it was made for, not an override.
         if "backward" in cls.__dict__ and "backward_makes_new_arrays" not in cls.__dict__:
             cls.backward_makes_new_arrays = False
-        cls.guards_grad_output = not cls.__module__.startswith("varfunc.")  # the kit's ops never write
+        cls.outside_the_kit = not cls.__module__.startswith("varfunc.")
 
     def __call__(self, *input: Any) -> Any:
         """Run the op on Variables: forward on their arrays, then record the graph."""
@@ -118,12 +119,15 @@ class Function(FunctionHooks, DirtyInputs, ModernFunctionNames):
                 f"runs once; create a new one for each call ({type(self).__name__}()(...))"
             )
         arrays = self._unpack(input)
+        copies = self._copies_to_compare(arrays) if self.outside_the_kit else None
         try:
             result = self.forward(*arrays)
         except Exception as error:
             self._forward_failed(input, arrays, error)  # raises a clearer error where it has one
             raise
         raw_outputs = result if type(result) is tuple else (result,)
+        if copies is not None:  # a Function you wrote: it changed no input it did not mark dirty
+            self._check_inputs_unchanged(arrays, copies)
         dirty = self.dirty_tensors
         if dirty is not None:  # (reset only when set: a new attribute on every op costs time)
             self.dirty_tensors = None
@@ -266,7 +270,7 @@ class Function(FunctionHooks, DirtyInputs, ModernFunctionNames):
     def _do_backward(self, *grad_output: Any) -> tuple:
         if self.backward_hooks:
             grad_output = self._run_variable_hooks(grad_output)
-        if self.guards_grad_output:
+        if self.outside_the_kit:
             grad_input = call_on_read_only(self.backward, read_only_views(*grad_output), "backward of", self)
         else:
             grad_input = self.backward(*grad_output)
