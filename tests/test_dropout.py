@@ -88,3 +88,18 @@ def test_evaluate_runs_a_dropout_model_in_eval_mode_and_puts_training_back():
     assert evaluate(model, X, y, nn.cross_entropy) == first  # no mask: the same loss every time
     assert model.training and model[2].training
     assert repr(model[2]) == "Dropout(p=0.5)"
+
+
+def test_the_same_seed_draws_the_same_mask_on_every_device(device):
+    from conftest import on_device
+
+    results = []
+    for where in ("cpu", device):
+        nn.manual_seed(9)
+        x = Variable(on_device(where, np.ones((3, 4), dtype=np.float32)))
+        y = nn.dropout(x, 0.25)
+        y.sum().backward()
+        assert y.device == x.device
+        results.append([on_device("cpu", a) for a in (y.data, x.grad)])
+    for ours, cpu in zip(results[1], results[0]):
+        np.testing.assert_array_equal(ours, cpu)

@@ -164,3 +164,22 @@ def test_weights_and_ignore_index_against_torch(seed):
             tol = {"rtol": 1e-4, "atol": 1e-6, "equal_nan": True}
             np.testing.assert_allclose(out.data, want.detach().numpy(), **tol)
             np.testing.assert_allclose(v.grad, t.grad.numpy(), **tol)
+
+
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+def test_weights_ignore_index_and_smoothing_give_the_same_on_every_device(device, reduction):
+    from conftest import on_device
+
+    from varfunc.backend import device_of
+
+    x = np.random.default_rng(8).standard_normal((6, 4)).astype(np.float32)
+    target, weight = np.array([0, 3, -100, 1, 3, 2]), np.array([1.0, 0.5, 2.0, 0.0])
+    results = []
+    for where in ("cpu", device):
+        v = Variable(on_device(where, x.copy()))
+        loss = nn.cross_entropy(v, target, reduction, weight=weight, label_smoothing=0.1)
+        loss.backward(on_device(where, np.ones(loss.shape, dtype=np.float32)))
+        assert loss.device == v.device == device_of(v.grad)
+        results.append([on_device("cpu", a) for a in (loss.data, v.grad)])
+    for ours, cpu in zip(results[1], results[0]):
+        np.testing.assert_allclose(ours, cpu, rtol=1e-5, atol=1e-7)
