@@ -263,3 +263,28 @@ def test_a_forward_of_ours_may_change_an_input_it_marks_dirty_or_leave_nan_as_it
     np.testing.assert_array_equal(x.data, [2.0, np.nan])
     z = PassesOn()(x)  # reads only: NaN compares equal to itself here
     np.testing.assert_array_equal(z.data, [2.0, np.nan])
+
+
+class MasksItsSavedInput(Function):
+    """A student's mistake: backward writes into the array it saved, the input Variable's own data."""
+
+    def forward(self, a):
+        self.save_for_backward(a)
+        return a.clip(min=0)
+
+    def backward(self, grad_output):
+        (a,) = self.saved_tensors
+        a[a < 0] = 0
+        return grad_output * (a > 0)
+
+
+def test_a_backward_of_ours_cannot_write_into_what_it_saved():
+    x = Variable(np.array([-1.0, 2.0]))
+    with pytest.raises(
+        VarfuncError, match=r"backward of MasksItsSavedInput\(\) wrote into a read-only array"
+    ):
+        MasksItsSavedInput()(x).sum().backward()
+    np.testing.assert_array_equal(x.data, [-1.0, 2.0])  # before: [0, 2], with no error
+    h = Variable(np.array([1.0, -2.0])) * 1
+    mul = h * h
+    assert mul.creator.saved_tensors[0] is h.data  # the kit's own ops hand back the arrays themselves

@@ -93,7 +93,11 @@ class Function(FunctionHooks, DirtyInputs, ModernFunctionNames):
 
     @property
     def saved_tensors(self) -> tuple:
-        """The arrays given to save_for_backward; an error if one was changed in place since."""
+        """The arrays given to save_for_backward; an error if one was changed in place since.
+
+        A Function written outside the kit gets read-only views: writing into one would change a
+        Variable's data behind the graph's back.
+        """
         tensors = []
         for index, record in enumerate(self._saved):
             if record is None:
@@ -108,6 +112,8 @@ class Function(FunctionHooks, DirtyInputs, ModernFunctionNames):
                     "(add instead of add_) or .clone() the Variable before changing it"
                 )
             tensors.append(array)
+        if self.outside_the_kit:  # a Function you wrote: these are its inputs' (or outputs') own data
+            return read_only_views(*tensors)
         return tuple(tensors)
 
     # --- forward: run the op and record the graph ---------------------------------------------

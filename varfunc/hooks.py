@@ -106,9 +106,9 @@ def call_on_read_only(fn: Callable, args: tuple, role: str, function: Any) -> An
         if "read-only" not in str(error):
             raise
         raise VarfuncError(
-            f"{role} {function!r} wrote into a read-only array ({error}): the gradients it gets "
-            "are read-only, since other Functions and the array given to backward share them; compute "
-            "a new array (return grad * 2, not grad *= 2; or change a .copy())"
+            f"{role} {function!r} wrote into a read-only array ({error}): the arrays the kit hands "
+            "it (gradients, saved tensors) are shared with other Functions and Variables, so they "
+            "are read-only; compute a new array (return grad * 2, not grad *= 2; or change a .copy())"
         ) from error
 
 
