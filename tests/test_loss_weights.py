@@ -122,7 +122,7 @@ def test_class_weight_and_ignore_index_errors():
         nn.nll_loss(x, np.array([0, 1]), weight=["a", "b", "c"])
     with pytest.raises(TypeError, match="pass class weights by name: weight="):
         nn.cross_entropy(x, np.array([0, 1]), np.ones(3))  # torch's positional weight
-    for smoothing in (-0.1, 1.5, "0.1"):
+    for smoothing in (-0.1, 1.5, "0.1", True, float("nan")):
         with pytest.raises(ValueError, match="label_smoothing must be between 0.0 and 1.0"):
             nn.cross_entropy(x, np.array([0, 1]), label_smoothing=smoothing)
     with pytest.raises(TypeError, match="ignore_index must be an int, got None"):

@@ -200,7 +200,8 @@ def cross_entropy(
         raise DTypeError(f"cross_entropy: input must be a Variable, got {type(input).__name__}")
     if input.ndim != 2:
         raise ShapeError(f"cross_entropy: input must be scores of shape (N, C), got {input.shape}")
-    if not (isinstance(label_smoothing, (int, float, np.floating)) and 0 <= label_smoothing <= 1):
+    number = isinstance(label_smoothing, (int, float, np.floating)) and not isinstance(label_smoothing, bool)
+    if not (number and 0 <= label_smoothing <= 1):
         raise ValueError(
             f"cross_entropy: label_smoothing must be between 0.0 and 1.0, got {label_smoothing!r}"
         )
