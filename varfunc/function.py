@@ -53,7 +53,8 @@ class Function(FunctionHooks, DirtyInputs, ModernFunctionNames):
     backward_makes_new_arrays: bool = False
     # True for a Function class written outside the kit (a student's): its forward must leave its
     # inputs as they were unless it marks them dirty (checked against copies), and its backward gets
-    # read-only views of its gradients, which other Functions may share. The kit's ops skip both.
+    # read-only views of its gradients and saved tensors, which other Functions and Variables share.
+    # The kit's own ops skip these checks.
     outside_the_kit: bool = False
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
