@@ -32,20 +32,29 @@ class DirtyInputs:
         return [array.copy() if isinstance(array, np.ndarray) else None for array in arrays]
 
     def _check_inputs_unchanged(self, arrays: tuple, copies: list) -> None:
-        """Put back, and refuse, an input that forward changed in place without mark_dirty."""
+        """Refuse an input that forward changed in place without mark_dirty, after putting all back."""
         dirty = self.dirty_tensors or ()
+        if not all(is_one_of(tensor, arrays) for tensor in dirty):
+            return  # mark_dirty got something else: _take_dirty_inputs says so
         for index, (array, copy) in enumerate(zip(arrays, copies)):
-            if copy is None or is_one_of(array, dirty):
+            if copy is None or is_one_of(array, dirty) or _unchanged(array, copy):
                 continue
-            if not np.array_equal(array, copy, equal_nan=array.dtype.kind in "fc"):
+            self._put_back(arrays, copies)
+            self.dirty_tensors = None
+            raise InplaceError(
+                f"{self!r}: forward changed input {index} (shape {copy.shape}) in place without "
+                "mark_dirty, so that Variable's data, and every gradient that uses it, would change "
+                "silently (the inputs were put back); return a new array (a + 1, not a += 1), or, for "
+                "an in-place op, call self.mark_dirty(a) (chapter 07)"
+            )
+
+    def _put_back(self, arrays: tuple, copies: list) -> None:
+        """Write each input's copy back: every change forward made to its inputs, marked or not, undone."""
+        for array, copy in zip(arrays, copies):
+            if copy is not None and array.flags.writeable:
+                if array.shape != copy.shape:  # forward set a.shape: the same memory, read another way
+                    array.shape = copy.shape
                 array[...] = copy
-                self.dirty_tensors = None
-                raise InplaceError(
-                    f"{self!r}: forward changed input {index} (shape {array.shape}) in place without "
-                    "mark_dirty, so that Variable's data, and every gradient that uses it, would change "
-                    "silently (it was put back); return a new array (a + 1, not a += 1), or, for an "
-                    "in-place op, call self.mark_dirty(a) (chapter 06)"
-                )
 
     def _count_in_place_change(self, input: tuple, dirty: tuple) -> None:
         """Bump the version of each input whose array forward changed in place (mark_dirty)."""
@@ -97,3 +106,12 @@ class DirtyInputs:
             variable.creator = creator
             variable._requires_grad = None
         return variable
+
+
+def _unchanged(array: Any, copy: Any) -> bool:
+    """array still equals its copy, NaN counting as equal to NaN (the slower check, only if needed)."""
+    if array.shape != copy.shape:
+        return False
+    return np.array_equal(array, copy) or (
+        array.dtype.kind in "fc" and np.array_equal(array, copy, equal_nan=True)
+    )

@@ -18,7 +18,7 @@ import numpy as np
 from .backend import as_array, check_same_device, is_array
 from .dirty import DirtyInputs, is_one_of
 from .errors import DTypeError, InplaceError, ShapeError, VarfuncError
-from .hooks import FunctionHooks, call_on_read_only, read_only_views
+from .hooks import BACKWARD_FIX, FunctionHooks, call_on_read_only, read_only_views
 from .modern import ModernFunctionNames
 
 _NUMPY_NUMBERS = (np.floating, np.integer, np.bool_)  # what an op on 0-d data returns
@@ -130,7 +130,7 @@ class Function(FunctionHooks, DirtyInputs, ModernFunctionNames):
         try:
             result = self.forward(*arrays)
         except Exception as error:
-            self._forward_failed(input, arrays, error)  # raises a clearer error where it has one
+            self._forward_failed(input, arrays, copies, error)  # raises a clearer error where it has one
             raise
         raw_outputs = result if type(result) is tuple else (result,)
         if copies is not None:  # a Function you wrote: it changed no input it did not mark dirty
@@ -170,8 +170,10 @@ class Function(FunctionHooks, DirtyInputs, ModernFunctionNames):
                 self._save(input, arrays, outputs, raw_outputs)
         return outputs[0] if len(outputs) == 1 else outputs
 
-    def _forward_failed(self, input: tuple, arrays: tuple, error: Exception) -> None:
-        """forward raised error: count an in-place write it may have made, and explain an integer overflow."""
+    def _forward_failed(self, input: tuple, arrays: tuple, copies: list | None, error: Exception) -> None:
+        """forward raised error: undo or count an in-place write it may have made, explain an overflow."""
+        if copies is not None:  # a Function you wrote: its inputs are put back as they were
+            self._put_back(arrays, copies)
         # NumPy refuses a number or a cast that does not fit before writing; its FloatingPointError
         # (np.errstate(all="raise")) comes after the write.
         if self.dirty_tensors is not None and not isinstance(error, (OverflowError, TypeError)):
@@ -278,7 +280,8 @@ class Function(FunctionHooks, DirtyInputs, ModernFunctionNames):
         if self.backward_hooks:
             grad_output = self._run_variable_hooks(grad_output)
         if self.outside_the_kit:
-            grad_input = call_on_read_only(self.backward, read_only_views(*grad_output), "backward of", self)
+            views = read_only_views(*grad_output)
+            grad_input = call_on_read_only(self.backward, views, "backward of", self, BACKWARD_FIX)
         else:
             grad_input = self.backward(*grad_output)
         if type(grad_input) is not tuple:

@@ -58,11 +58,12 @@ class FunctionHooks:
 
     def _run_variable_hooks(self, grad_output: tuple) -> tuple:
         grads = list(grad_output)
-        for hook, index in tuple(self.backward_hooks.values()):  # a hook may remove itself
+        for name, (hook, index) in tuple(self.backward_hooks.items()):  # a hook may remove itself
             if index is None or grads[index] is None:
                 continue
             view = read_only_views(grads[index])
-            replacement = call_on_read_only(hook, view, f"a hook on output {index} of", self)
+            role = f"hook {name!r} on output {index} of"
+            replacement = call_on_read_only(hook, view, role, self, VARIABLE_HOOK_FIX)
             if replacement is not None:
                 grads[index] = self._checked_hook_result(replacement, grads[index], index)
         return tuple(grads)
@@ -83,9 +84,10 @@ class FunctionHooks:
         """Call each Function hook; one that returns a tuple replaces grad_input (checked as backward's)."""
         views = read_only_views(*grad_input, *grad_output)
         seen_input, seen_output = views[: len(grad_input)], views[len(grad_input) :]
-        for hook, index in tuple(self.backward_hooks.values()):  # a hook may remove itself
+        for name, (hook, index) in tuple(self.backward_hooks.items()):  # a hook may remove itself
             if index is None:
-                replacement = call_on_read_only(hook, (seen_input, seen_output), "a hook on", self)
+                args = (seen_input, seen_output)
+                replacement = call_on_read_only(hook, args, f"hook {name!r} on", self, FUNCTION_HOOK_FIX)
                 if replacement is not None:
                     if not isinstance(replacement, tuple) or len(replacement) != len(grad_input):
                         raise VarfuncError(
@@ -97,18 +99,28 @@ class FunctionHooks:
         return grad_input
 
 
-def call_on_read_only(fn: Callable, args: tuple, role: str, function: Any) -> Any:
-    """fn(*args), where args hold read-only gradients: a write into one becomes an error that names
-    fn by its role ("backward of", "a hook on") and its Function."""
+# What a Function's backward (written outside the kit) is told when it writes into what it was handed
+BACKWARD_FIX = (
+    "the gradients and saved tensors",
+    "compute new arrays (grad_output * 2, not grad_output *= 2; or change a .copy())",
+)
+VARIABLE_HOOK_FIX = ("the gradients", "return a new array (grad * 2, not grad *= 2)")
+FUNCTION_HOOK_FIX = ("the gradients", "return a new tuple of gradients instead")
+
+
+def call_on_read_only(fn: Callable, args: tuple, role: str, function: Any, fix: tuple) -> Any:
+    """fn(*args), where args hold read-only arrays: a write into one becomes an error that names fn
+    by its role ("backward of", "hook 'h' on") and its Function, and says what to do (fix)."""
     try:
         return fn(*args)
     except ValueError as error:
         if "read-only" not in str(error):
             raise
+        handed, what_to_do = fix
         raise VarfuncError(
-            f"{role} {function!r} wrote into a read-only array ({error}): the arrays the kit hands "
-            "it (gradients, saved tensors) are shared with other Functions and Variables, so they "
-            "are read-only; compute a new array (return grad * 2, not grad *= 2; or change a .copy())"
+            f"{role} {function!r} wrote into a read-only array ({error}). {handed.capitalize()} the "
+            f"kit hands it are read-only, since other Functions and Variables share them: "
+            f"{what_to_do}. An array it made read-only itself (np.broadcast_to) needs a .copy() too."
         ) from error
 
 
