@@ -12,6 +12,7 @@ CORE = {
     "variable",
     "function",
     "hooks",
+    "guards",
     "dirty",
     "leaf",
     "engine",

@@ -18,7 +18,8 @@ import numpy as np
 from .backend import as_array, check_same_device, is_array
 from .dirty import DirtyInputs, is_one_of
 from .errors import DTypeError, InplaceError, ShapeError, VarfuncError
-from .hooks import BACKWARD_FIX, FunctionHooks, call_on_read_only, read_only_views
+from .guards import BACKWARD_FIX, call_on_read_only, read_only_views
+from .hooks import FunctionHooks
 from .modern import ModernFunctionNames
 
 _NUMPY_NUMBERS = (np.floating, np.integer, np.bool_)  # what an op on 0-d data returns

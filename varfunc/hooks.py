@@ -2,9 +2,9 @@
 
 ``Variable.register_hook`` registers on the Variable's creator with the output's index; the engine
 runs them in ``Function._do_backward`` (and ``Leaf._do_backward``). A hook gets read-only views of
-the gradients: they are shared (with other paths, with the seed given to backward), so a hook that
-changed one in place would change gradients it was never given. Kept apart from function.py so
-that the graph-building code reads on its own.
+the gradients (guards.py): they are shared (with other paths, with the seed given to backward), so a
+hook that changed one in place would change gradients it was never given. Kept apart from
+function.py so that the graph-building code reads on its own.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ import numpy as np
 
 from .backend import is_array
 from .errors import ShapeError, VarfuncError
+from .guards import FUNCTION_HOOK_FIX, VARIABLE_HOOK_FIX, call_on_read_only, read_only_views
 
 
 class FunctionHooks:
@@ -97,43 +98,6 @@ class FunctionHooks:
                     if replacement:  # (a Leaf has no inputs: nothing to replace)
                         grad_input = self._checked_grad_input(replacement)
         return grad_input
-
-
-# What a Function's backward (written outside the kit) is told when it writes into what it was handed
-BACKWARD_FIX = (
-    "the gradients and saved tensors",
-    "compute new arrays (grad_output * 2, not grad_output *= 2; or change a .copy())",
-)
-VARIABLE_HOOK_FIX = ("the gradients", "return a new array (grad * 2, not grad *= 2)")
-FUNCTION_HOOK_FIX = ("the gradients", "return a new tuple of gradients instead")
-
-
-def call_on_read_only(fn: Callable, args: tuple, role: str, function: Any, fix: tuple) -> Any:
-    """fn(*args), where args hold read-only arrays: a write into one becomes an error that names fn
-    by its role ("backward of", "hook 'h' on") and its Function, and says what to do (fix)."""
-    try:
-        return fn(*args)
-    except ValueError as error:
-        if "read-only" not in str(error):
-            raise
-        handed, what_to_do = fix
-        raise VarfuncError(
-            f"{role} {function!r} wrote into a read-only array ({error}). {handed.capitalize()} the "
-            f"kit hands it are read-only, since other Functions and Variables share them: "
-            f"{what_to_do}. An array it made read-only itself (np.broadcast_to) needs a .copy() too."
-        ) from error
-
-
-def read_only_views(*arrays: Any) -> tuple:
-    """Read-only views of the NumPy arrays in arrays, the rest as they are (CuPy has no read-only ones)."""
-    # One view per distinct array, so that `is` still tells a hook when two gradients are one array.
-    views: dict = {}
-    for array in arrays:
-        if isinstance(array, np.ndarray) and id(array) not in views:
-            view = array.view()
-            view.flags.writeable = False
-            views[id(array)] = view
-    return tuple(views.get(id(array), array) for array in arrays)
 
 
 def _described(value: Any) -> str:

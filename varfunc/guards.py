@@ -1,0 +1,55 @@
+"""Guards against writes where they must not go, for code written outside the kit (a student's).
+
+The arrays the engine hands a hook, and a student's Function's ``backward``, are shared: ``Add``
+hands one gradient to both its inputs, the root's is the caller's own array, and saved tensors are
+the Variables' data. Writing into one would change gradients or data the writer was never given,
+silently (v0.1.3 let it happen). So they are handed over as read-only views, and a write becomes an
+error that says what to do. (A student's ``forward`` is checked against copies instead, since it
+may legitimately change an input it marks dirty: see dirty.py.) CuPy has no read-only arrays: on
+the GPU these rules are the user's to keep.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from .errors import VarfuncError
+
+# For each writer: what the kit handed it, and what to do instead of writing into it
+BACKWARD_FIX = (
+    "the gradients and saved tensors",
+    "compute new arrays (grad_output * 2, not grad_output *= 2; or change a .copy())",
+)
+VARIABLE_HOOK_FIX = ("the gradients", "return a new array (grad * 2, not grad *= 2)")
+FUNCTION_HOOK_FIX = ("the gradients", "return a new tuple of gradients instead")
+
+
+def call_on_read_only(fn: Callable, args: tuple, role: str, function: Any, fix: tuple) -> Any:
+    """fn(*args), where args hold read-only arrays: a write into one becomes an error that names fn
+    by its role ("backward of", "hook 'h' on") and its Function, and says what to do (fix)."""
+    try:
+        return fn(*args)
+    except ValueError as error:
+        if "read-only" not in str(error):
+            raise
+        handed, what_to_do = fix
+        raise VarfuncError(
+            f"{role} {function!r} wrote into a read-only array ({error}). {handed.capitalize()} the "
+            f"kit hands it are read-only, since other Functions and Variables share them: "
+            f"{what_to_do}. An array it made read-only itself (np.broadcast_to) needs a .copy() too."
+        ) from error
+
+
+def read_only_views(*arrays: Any) -> tuple:
+    """Read-only views of the NumPy arrays in arrays, the rest as they are (CuPy has no read-only ones)."""
+    # One view per distinct array, so that `is` still tells a hook when two gradients are one array.
+    views: dict = {}
+    for array in arrays:
+        if isinstance(array, np.ndarray) and id(array) not in views:
+            view = array.view()
+            view.flags.writeable = False
+            views[id(array)] = view
+    return tuple(views.get(id(array), array) for array in arrays)
