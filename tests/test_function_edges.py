@@ -351,3 +351,25 @@ def test_a_refused_forward_of_ours_leaves_every_input_as_it_was():
 def test_mark_dirty_on_a_view_of_an_input_keeps_its_own_error():
     with pytest.raises(VarfuncError, match=r"mark_dirty\(\) got an array that is not one of the inputs"):
         MarksAView()(Variable(np.ones((2, 2)), requires_grad=False))
+
+
+class KeepsItsInputAsAnAttribute(Function):
+    """torch's ctx.x = x, the v0.1 way, then a write through it in backward: a student's mistake."""
+
+    def forward(self, a):
+        self.a, self.pair, self.mask = a, (a, a[:1]), a > 0
+        return a * 2
+
+    def backward(self, grad_output):
+        self.mask[...] = True  # its own array: still writable
+        self.a[self.a < 0] = 0
+        return grad_output * 2
+
+
+def test_an_attribute_holding_an_input_is_read_only_in_backward():
+    x = Variable(np.array([-1.0, 2.0]))
+    y = KeepsItsInputAsAnAttribute()(x)
+    assert not y.creator.pair[1].flags.writeable and isinstance(y.creator.pair, tuple)
+    with pytest.raises(VarfuncError, match=r"any attribute holding an input's or output's array"):
+        y.sum().backward()
+    np.testing.assert_array_equal(x.data, [-1.0, 2.0])  # before: [0, 2], with no error

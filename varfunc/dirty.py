@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 
 from .errors import InplaceError, VarfuncError
+from .guards import make_attributes_read_only
 
 
 def is_one_of(x: Any, items: tuple) -> bool:
@@ -31,11 +32,14 @@ class DirtyInputs:
         """Copies of the NumPy input arrays, to show after forward that it changed none unmarked."""
         return [array.copy() if isinstance(array, np.ndarray) else None for array in arrays]
 
-    def _check_inputs_unchanged(self, arrays: tuple, copies: list) -> None:
-        """Refuse an input that forward changed in place without mark_dirty, after putting all back."""
+    def _check_forward(self, arrays: tuple, raw_outputs: tuple, copies: list) -> None:
+        """What forward did, for a Function written outside the kit: an input changed without
+        mark_dirty is put back and refused; an attribute set to an input's or output's array (or a
+        view of one) becomes read-only, so that backward cannot change a Variable's data through it."""
         dirty = self.dirty_tensors or ()
         if not all(is_one_of(tensor, arrays) for tensor in dirty):
             return  # mark_dirty got something else: _take_dirty_inputs says so
+        make_attributes_read_only(self, (*arrays, *raw_outputs))
         for index, (array, copy) in enumerate(zip(arrays, copies)):
             if copy is None or is_one_of(array, dirty) or _unchanged(array, copy):
                 continue

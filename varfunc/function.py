@@ -134,8 +134,8 @@ class Function(FunctionHooks, DirtyInputs, ModernFunctionNames):
             self._forward_failed(input, arrays, copies, error)  # raises a clearer error where it has one
             raise
         raw_outputs = result if type(result) is tuple else (result,)
-        if copies is not None:  # a Function you wrote: it changed no input it did not mark dirty
-            self._check_inputs_unchanged(arrays, copies)
+        if copies is not None:  # a Function you wrote: no unmarked input changed, none kept writable
+            self._check_forward(arrays, raw_outputs, copies)
         dirty = self.dirty_tensors
         if dirty is not None:  # (reset only when set: a new attribute on every op costs time)
             self.dirty_tensors = None

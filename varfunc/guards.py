@@ -4,7 +4,8 @@ The arrays the engine hands a hook, and a student's Function's ``backward``, are
 hands one gradient to both its inputs, the root's is the caller's own array, and saved tensors are
 the Variables' data. Writing into one would change gradients or data the writer was never given,
 silently (v0.1.3 let it happen). So they are handed over as read-only views, and a write becomes an
-error that says what to do. (A student's ``forward`` is checked against copies instead, since it
+error that says what to do; so do the attributes a student's ``forward`` sets to an input's or
+output's array (``self.x = x``). (The ``forward`` itself is checked against copies instead, since it
 may legitimately change an input it marks dirty: see dirty.py.) CuPy has no read-only arrays: on
 the GPU these rules are the user's to keep.
 """
@@ -20,11 +21,11 @@ from .errors import VarfuncError
 
 # For each writer: what the kit handed it, and what to do instead of writing into it
 BACKWARD_FIX = (
-    "the gradients and saved tensors",
+    "Its gradients, its saved tensors and any attribute holding an input's or output's array",
     "compute new arrays (grad_output * 2, not grad_output *= 2; or change a .copy())",
 )
-VARIABLE_HOOK_FIX = ("the gradients", "return a new array (grad * 2, not grad *= 2)")
-FUNCTION_HOOK_FIX = ("the gradients", "return a new tuple of gradients instead")
+VARIABLE_HOOK_FIX = ("The gradients a hook gets", "return a new array (grad * 2, not grad *= 2)")
+FUNCTION_HOOK_FIX = ("The gradients a hook gets", "return a new tuple of gradients instead")
 
 
 def call_on_read_only(fn: Callable, args: tuple, role: str, function: Any, fix: tuple) -> Any:
@@ -37,9 +38,9 @@ def call_on_read_only(fn: Callable, args: tuple, role: str, function: Any, fix: 
             raise
         handed, what_to_do = fix
         raise VarfuncError(
-            f"{role} {function!r} wrote into a read-only array ({error}). {handed.capitalize()} the "
-            f"kit hands it are read-only, since other Functions and Variables share them: "
-            f"{what_to_do}. An array it made read-only itself (np.broadcast_to) needs a .copy() too."
+            f"{role} {function!r} wrote into a read-only array ({error}). {handed} are read-only, "
+            f"since other Functions and Variables share them: {what_to_do}. An array it made "
+            "read-only itself (np.broadcast_to) needs a .copy() too."
         ) from error
 
 
@@ -53,3 +54,22 @@ def read_only_views(*arrays: Any) -> tuple:
             view.flags.writeable = False
             views[id(array)] = view
     return tuple(views.get(id(array), array) for array in arrays)
+
+
+def make_attributes_read_only(function: Any, arrays: tuple) -> None:
+    """Each attribute that forward set to one of arrays, a view of one, or a tuple or list holding
+    them, becomes a read-only view: backward must not write into a Variable's data through it."""
+    kit = [vars(cls) for cls in type(function).__mro__ if cls.__module__.startswith("varfunc.")]
+    shared = [array for array in arrays if isinstance(array, np.ndarray)]
+    fields = vars(function)
+    for name, value in list(fields.items()):
+        if not any(name in names for names in kit):  # the kit's own fields (to_save, ...) stay
+            fields[name] = _read_only_if_shared(value, shared)
+
+
+def _read_only_if_shared(value: Any, shared: list) -> Any:
+    if isinstance(value, np.ndarray):
+        return read_only_views(value)[0] if any(np.may_share_memory(value, a) for a in shared) else value
+    if type(value) in (tuple, list):
+        return type(value)(_read_only_if_shared(item, shared) for item in value)
+    return value
