@@ -274,9 +274,9 @@ def test_loss_errors_are_clear():
         nn.mse_loss(const(np.ones((4, 1))), np.ones(4))
     with pytest.raises(DTypeError, match=r"integer class indices, got dtype float64; use labels.astype"):
         nn.cross_entropy(const(np.ones((2, 3))), np.array([0.0, 1.0]))
-    one_hot = np.eye(3)[[0, 2]]  # rows of class probabilities: astype(int64) would not give indices
-    with pytest.raises(DTypeError, match=r"probabilities are not supported: .*labels.argmax\(axis=1\)"):
-        nn.cross_entropy(const(np.ones((2, 3))), one_hot)
+    one_hot = np.eye(3)[[0, 2]]  # class probabilities: cross_entropy takes them, nll_loss does not
+    with pytest.raises(DTypeError, match=r"one-hot rows pass labels.argmax\(axis=1\)"):
+        nn.nll_loss(const(np.ones((2, 3))), one_hot)
     with pytest.raises(ValueError, match="class 3 but input has 3 classes"):
         nn.cross_entropy(const(np.ones((2, 3))), np.array([0, 3]))
     with pytest.raises(ShapeError, match=r"target must have shape \(2,\)"):

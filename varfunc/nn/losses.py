@@ -7,7 +7,7 @@ Each takes ``input`` (a Variable) and ``target`` (a Variable or an array) and a 
 'mean' (the 2017 default, ``size_average=True``), 'sum', or 'none' (one loss per element/sample).
 nll_loss and cross_entropy also take torch's ``weight`` (one per class) and ``ignore_index``, and
 cross_entropy its ``label_smoothing``, by name (torch's third positional argument is ``weight``;
-here it is ``reduction``).
+here it is ``reduction``); cross_entropy's target may also be class probabilities (N, C), as in torch 2.
 """
 
 from __future__ import annotations
@@ -112,13 +112,7 @@ def nll_loss(
 def _nll_function(input: Variable, target: Any, reduction: str, weight: Any, ignore_index: int) -> tuple:
     """(the NLLLoss Function for this input, not yet called; the class weights or None), with the
     arguments checked, each row's weight picked and the ignored rows marked."""
-    if not isinstance(reduction, str):  # torch's third argument is weight
-        raise TypeError(
-            f"cross_entropy/nll_loss: reduction must be one of {REDUCTIONS}, got a "
-            f"{type(reduction).__name__}; pass class weights by name: weight=..."
-        )
-    if not isinstance(ignore_index, (int, np.integer)) or isinstance(ignore_index, bool):
-        raise TypeError(f"cross_entropy/nll_loss: ignore_index must be an int, got {ignore_index!r}")
+    _check_options(reduction, ignore_index)
     class_weights = None if weight is None else _class_weights(weight, input.shape[1])
     labels = _labels(target, input.shape)
     classes = input.shape[1]
@@ -140,22 +134,37 @@ def _nll_function(input: Variable, target: Any, reduction: str, weight: Any, ign
     return functions.NLLLoss(to_device(labels, input.device), reduction, row_weights, mask), class_weights
 
 
+def _check_options(reduction: Any, ignore_index: Any) -> None:
+    """Raise a TypeError unless reduction is a string and ignore_index an int."""
+    if not isinstance(reduction, str):  # torch's third argument is weight
+        raise TypeError(
+            f"cross_entropy/nll_loss: reduction must be one of {REDUCTIONS}, got a "
+            f"{type(reduction).__name__}; pass class weights by name: weight=..."
+        )
+    if not isinstance(ignore_index, (int, np.integer)) or isinstance(ignore_index, bool):
+        raise TypeError(f"cross_entropy/nll_loss: ignore_index must be an int, got {ignore_index!r}")
+
+
 def _labels(target: Any, shape: tuple) -> np.ndarray:
     """target as a CPU array of integer class indices (N,) for input of this shape, or a clear error."""
     labels = target.data if isinstance(target, Variable) else target
     labels = to_device(labels if is_array(labels) else np.asarray(labels), "cpu")  # lists, torch tensors
     if labels.dtype.kind not in "iu":
-        if labels.shape == shape:  # one-hot rows or class probabilities, which torch 2 also takes
-            fix = "class probabilities are not supported: pass indices (one-hot rows: labels.argmax(axis=1))"
+        if labels.shape == shape:  # one-hot rows, or class probabilities given to nll_loss
+            fix = (
+                "for one-hot rows pass labels.argmax(axis=1); class probabilities (floating point, "
+                "like input) go to cross_entropy, which takes scores"
+            )
         else:
             fix = "use labels.astype(np.int64)"
         raise DTypeError(
             f"cross_entropy/nll_loss: target must hold integer class indices, got dtype {labels.dtype}; {fix}"
         )
     if labels.shape != shape[:1]:
+        one_hot = " (one-hot rows? pass labels.argmax(axis=1))" if labels.shape == shape else ""
         raise ShapeError(
             f"cross_entropy/nll_loss: input has shape {shape}, so target must have shape ({shape[0]},) "
-            f"(one class index per row), got {labels.shape}"
+            f"(one class index per row), got {labels.shape}{one_hot}"
         )
     return labels
 
@@ -195,6 +204,8 @@ def cross_entropy(
 
     ``label_smoothing`` e mixes in the loss against the uniform target, as torch does:
     (1 - e) * nll + e / C * (-sum over classes of weight * log-probability), reduced alike.
+    ``target`` may also hold class probabilities, floating point and shaped like input (torch 2's
+    second form): see _probability_target_loss.
     """
     if not isinstance(input, Variable):
         raise DTypeError(f"cross_entropy: input must be a Variable, got {type(input).__name__}")
@@ -206,6 +217,8 @@ def cross_entropy(
             f"cross_entropy: label_smoothing must be between 0.0 and 1.0, got {label_smoothing!r}"
         )
     log_probs = log_softmax(input, dim=1)
+    if _holds_probabilities(target, input.shape):
+        return _probability_target_loss(log_probs, target, reduction, weight, ignore_index, label_smoothing)
     nll, class_weights = _nll_function(log_probs, target, reduction, weight, ignore_index)
     loss = nll(log_probs)
     if not label_smoothing:
@@ -213,6 +226,38 @@ def cross_entropy(
     smoothing = float(label_smoothing)
     uniform = _uniform_target_loss(log_probs, nll, class_weights)
     return loss * (1 - smoothing) + uniform * (smoothing / input.shape[1])
+
+
+def _holds_probabilities(target: Any, shape: tuple) -> bool:
+    """Whether target is class probabilities: floating-point numbers shaped like the scores (N, C)."""
+    array = target.data if isinstance(target, Variable) else target
+    array = array if is_array(array) else np.asarray(array)
+    return array.dtype.kind == "f" and array.shape == shape
+
+
+def _probability_target_loss(
+    log_probs: Variable, target: Any, reduction: str, weight: Any, ignore_index: int, smoothing: float
+) -> Variable:
+    """-sum_c weight_c * p_c * log q_c per row, for class probabilities p (N, C), reduced.
+
+    As in torch: smoothing mixes the uniform target into p first, 'mean' divides by N whatever the
+    weights, and no row can be ignored. A target that requires grad gets its gradient too.
+    """
+    _check_options(reduction, ignore_index)
+    if ignore_index >= 0:
+        raise ValueError(
+            f"cross_entropy: ignore_index={ignore_index} needs class indices; this target holds class "
+            f"probabilities (N, C): give an ignored row probabilities of 0 instead"
+        )
+    classes = log_probs.shape[1]
+    class_weights = None if weight is None else _class_weights(weight, classes)
+    target = _as_target("cross_entropy", log_probs, target)
+    if smoothing:
+        target = target * (1 - float(smoothing)) + float(smoothing) / classes
+    products = log_probs * target
+    if class_weights is not None:
+        products = products * to_device(class_weights.astype(log_probs.dtype), log_probs.device)
+    return _reduce("cross_entropy", -products.sum(1), reduction)
 
 
 def _uniform_target_loss(log_probs: Variable, nll: functions.NLLLoss, class_weights: Any) -> Variable:
