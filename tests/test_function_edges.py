@@ -49,12 +49,30 @@ class DirtyTwice(Function):
         return 2 * g0
 
 
+class MarksItsChange(Function):
+    def forward(self, a):
+        a += 1
+        self.mark_dirty(a)
+        return a
+
+
 def test_an_in_place_forward_that_returns_its_input_twice_is_refused():
     h = Variable(np.ones(2)) * 1
     with pytest.raises(
         VarfuncError, match="DirtyTwice: forward marked an input dirty .* returned it 2 times"
     ):
         DirtyTwice()(h)
+    np.testing.assert_array_equal(h.data, [1.0, 1.0])  # a Function of ours: put back (was [2, 2])
+
+
+def test_a_marked_change_to_a_leaf_that_requires_grad_is_refused_and_put_back():
+    x = Variable(np.ones(3), requires_grad=True)
+    with pytest.raises(InplaceError, match="MarksItsChange: forward changed a leaf Variable"):
+        MarksItsChange()(x)
+    np.testing.assert_array_equal(x.data, [1.0, 1.0, 1.0])  # before: [2, 2, 2], the error said otherwise
+    h = x * 1
+    assert MarksItsChange()(h) is h and h._version == [1]  # allowed on a non-leaf: the same Variable
+    np.testing.assert_array_equal(h.data, [2.0, 2.0, 2.0])
 
 
 def test_a_hook_may_return_a_numpy_scalar_for_a_0d_gradient():
@@ -358,6 +376,7 @@ class KeepsItsInputAsAnAttribute(Function):
 
     def forward(self, a):
         self.a, self.pair, self.mask = a, (a, a[:1]), a > 0
+        self.cache = {"a": a, "mask": self.mask}
         return a * 2
 
     def backward(self, grad_output):
@@ -370,6 +389,7 @@ def test_an_attribute_holding_an_input_is_read_only_in_backward():
     x = Variable(np.array([-1.0, 2.0]))
     y = KeepsItsInputAsAnAttribute()(x)
     assert not y.creator.pair[1].flags.writeable and isinstance(y.creator.pair, tuple)
+    assert not y.creator.cache["a"].flags.writeable and y.creator.cache["mask"] is y.creator.mask
     with pytest.raises(VarfuncError, match=r"any attribute holding an input's or output's array"):
         y.sum().backward()
     np.testing.assert_array_equal(x.data, [-1.0, 2.0])  # before: [0, 2], with no error

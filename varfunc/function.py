@@ -139,7 +139,11 @@ class Function(FunctionHooks, DirtyInputs, ModernFunctionNames):
         dirty = self.dirty_tensors
         if dirty is not None:  # (reset only when set: a new attribute on every op costs time)
             self.dirty_tensors = None
-            self._take_dirty_inputs(input, raw_outputs, dirty)
+            try:
+                self._take_dirty_inputs(input, raw_outputs, dirty)
+            except VarfuncError as error:  # refused: a Function you wrote gets its inputs put back
+                self._forward_failed(input, arrays, copies, error)
+                raise
         # One plain loop over the inputs collects the graph fields: this runs for every op, and a
         # loop costs about half of what one generator expression per field would.
         volatile = False

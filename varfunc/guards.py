@@ -39,8 +39,9 @@ def call_on_read_only(fn: Callable, args: tuple, role: str, function: Any, fix: 
         handed, what_to_do = fix
         raise VarfuncError(
             f"{role} {function!r} wrote into a read-only array ({error}). {handed} are read-only, "
-            f"since other Functions and Variables share them: {what_to_do}. An array it made "
-            "read-only itself (np.broadcast_to) needs a .copy() too."
+            f"since other Functions and Variables share them: {what_to_do}. (If the array was "
+            "none of these but one it made itself, read-only as np.broadcast_to's are, write into "
+            "a .copy() of it instead.)"
         ) from error
 
 
@@ -57,8 +58,8 @@ def read_only_views(*arrays: Any) -> tuple:
 
 
 def make_attributes_read_only(function: Any, arrays: tuple) -> None:
-    """Each attribute that forward set to one of arrays, a view of one, or a tuple or list holding
-    them, becomes a read-only view: backward must not write into a Variable's data through it."""
+    """Each attribute that forward set to one of arrays, a view of one, or a tuple, list or dict
+    holding them, becomes a read-only view: backward must not write into a Variable's data through it."""
     kit = [vars(cls) for cls in type(function).__mro__ if cls.__module__.startswith("varfunc.")]
     shared = [array for array in arrays if isinstance(array, np.ndarray)]
     fields = vars(function)
@@ -72,4 +73,6 @@ def _read_only_if_shared(value: Any, shared: list) -> Any:
         return read_only_views(value)[0] if any(np.may_share_memory(value, a) for a in shared) else value
     if type(value) in (tuple, list):
         return type(value)(_read_only_if_shared(item, shared) for item in value)
+    if type(value) is dict:
+        return {key: _read_only_if_shared(item, shared) for key, item in value.items()}
     return value

@@ -60,6 +60,8 @@ WRONG_ANSWERS = {
         ("thinks a leaf may change in place", 'predicted_raises = {"D", "E", "G"}\n'),
         ("thinks every in-place op raises", 'predicted_raises = {"A", "C", "D", "E", "G"}\n'),
         ("a frozenset that misses tanh_ and .data assignment", 'predicted_raises = frozenset({"A", "D"})\n'),
+        ("one string holding the right letters", 'predicted_raises = {"A, D, E, G"}\n'),
+        ("the right letters and one no snippet has", 'predicted_raises = {"A", "D", "E", "G", "H"}\n'),
     ],
 }
 

@@ -128,7 +128,15 @@ def check_inplace(ns: dict) -> None:
     predicted = _answer(ns, "predicted_raises")
     if not isinstance(predicted, (set, frozenset, list, tuple)):
         raise CheckFailed("predicted_raises", "a set of letters like {'A', 'C'}", type(predicted).__name__)
-    predicted = {str(letter).upper() for letter in predicted}
+    predicted = {str(letter).strip().upper() for letter in predicted}
+    unknown = sorted(predicted - set(INPLACE_SNIPPETS))
+    if unknown:
+        raise CheckFailed(
+            "predicted_raises",
+            f"letters from {min(INPLACE_SNIPPETS)} to {max(INPLACE_SNIPPETS)}",
+            unknown,
+            "the snippets' letters only, one per item: {'A', 'C'}, not {'A, C'}",
+        )
     actual = {letter for letter, source in INPLACE_SNIPPETS.items() if snippet_raises(source)}
     wrong = [letter for letter in sorted(INPLACE_SNIPPETS) if (letter in predicted) != (letter in actual)]
     if wrong:  # not which ones: for a yes-or-no question, that would be the answer
@@ -140,12 +148,13 @@ def check_inplace(ns: dict) -> None:
         )
 
 
+# Questions, not facts: the hints are shown for every letter, and a fact would give its answer away.
 _HINTS: dict[str, Any] = {
-    "A": "w is a leaf that requires grad",
-    "B": "c is a leaf that requires no grad",
+    "A": "may a leaf that requires grad change in place?",
+    "B": "and a leaf that requires no grad?",
     "C": "what does MulConstant save for its backward?",
     "D": "what does Exp save for its backward?",
-    "E": "the first Tanh saved h; tanh_ changes h after that",
-    "F": "changing the array through .data[...] is not tracked by the version counter",
-    "G": "assigning .data bumps the version counter",
+    "E": "what did the first Tanh save, and what does tanh_ change?",
+    "F": "does a write through .data[...] move the version counter?",
+    "G": "does assigning .data move it?",
 }
