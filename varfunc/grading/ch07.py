@@ -37,7 +37,8 @@ def check_softplus(ns: dict) -> None:
             "forward on [-1000, -30, -1, 0, 1, 30, 1000]",
             y,
             np.logaddexp(0, WIDE),
-            "log(1 + exp(a)) overflows for large a; use max(a, 0) + log1p(exp(-|a|))",
+            "log(1 + exp(a)) overflows for large a, and np.log(1 + t) loses a tiny t (a = -30): "
+            "use max(a, 0) + np.log1p(exp(-|a|))",
             rtol=1e-9,
             atol=1e-300,
             at=("a", WIDE),
