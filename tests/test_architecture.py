@@ -20,6 +20,7 @@ CORE = {
     "gradcheck",
     "errors",
     "methods",
+    "operators",
     "modern",
 }
 OUTER = {"viz", "nn", "optim", "data", "grading", "train", "lab"}

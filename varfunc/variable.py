@@ -12,9 +12,10 @@ from .functions import CpuTransfer, CudaTransfer
 from .leaf import Leaf
 from .methods import VariableMethods
 from .modern import ModernVariableNames
+from .operators import VariableOperators
 
 
-class Variable(VariableMethods, ModernVariableNames):
+class Variable(VariableMethods, VariableOperators, ModernVariableNames):
     """Wraps an array and records how it was computed, so backward() can find its gradient.
 
     ``Variable(data, creator=None, volatile=False, requires_grad=None)``: v0.1.3's signature.
@@ -203,6 +204,9 @@ class Variable(VariableMethods, ModernVariableNames):
 
     def __float__(self) -> float:
         return float(self.item())
+
+    def __int__(self) -> int:
+        return int(self.item())
 
     def numpy(self) -> Any:
         """The data as a NumPy array (copied from the GPU if it lives there)."""

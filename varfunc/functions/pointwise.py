@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import numbers
 from typing import Any
 
 from ..backend import get_array_module, python_number
+from ..errors import DTypeError
 from ..function import Function, InplaceFunction
 from .utils import broadcast_error, float_data, sum_to_shape
 
@@ -213,6 +215,12 @@ class Clamp(Function):
     def __init__(self, min_value: Any = None, max_value: Any = None) -> None:
         if min_value is None and max_value is None:
             raise ValueError("clamp: give min, max or both")
+        for name, bound in (("min", min_value), ("max", max_value)):
+            if bound is not None and not isinstance(bound, numbers.Real):
+                raise DTypeError(
+                    f"clamp: {name} must be a number, got a {type(bound).__name__}; for a bound per "
+                    f"element use cmax (a lower bound) or cmin (an upper one): x.cmax(low).cmin(high)"
+                )
         self.min_value = python_number(min_value)
         self.max_value = python_number(max_value)
 

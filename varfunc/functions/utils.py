@@ -35,6 +35,9 @@ def broadcast_error(op: str, a: Any, b: Any) -> ShapeError:
     )
 
 
+INTEGERS = (int, np.integer)  # a dim may be a NumPy integer too (x.sum(axis_array[0]))
+
+
 def normalize_dims(op: str, dim: Any, ndim: int) -> tuple:
     """dim (an int, a tuple of ints, or None for all) as a sorted tuple of non-negative axes.
 
@@ -44,8 +47,15 @@ def normalize_dims(op: str, dim: Any, ndim: int) -> tuple:
         return tuple(range(ndim))
     if type(dim) is int and -ndim <= dim < ndim:  # the usual case, one dim in range: no checks left
         return (dim % ndim,)
-    dims = (dim,) if isinstance(dim, int) else dim
-    if not isinstance(dims, (tuple, list)) or not all(isinstance(d, int) for d in dims):
+    dims = (dim,) if isinstance(dim, INTEGERS) else dim
+    if not isinstance(dims, (tuple, list)) or not all(isinstance(d, INTEGERS) for d in dims):
+        if hasattr(dim, "shape"):  # x.max(y) meant elementwise (v0.1's cmax), or an array of dims
+            pair = op in ("max", "min")
+            elementwise = f"; the elementwise {op} of two is c{op}: x.c{op}(y)" if pair else ""
+            raise ShapeError(
+                f"{op}: dim must be an int or a tuple of ints, got a {type(dim).__name__} of shape "
+                f"{dim.shape}{elementwise}"
+            )
         raise ShapeError(f"{op}: dim must be an int or a tuple of ints, got {dim!r}")
     if not dims:  # NumPy would reduce over no axis, PyTorch over every axis: say which is meant
         raise ShapeError(f"{op}: dim={dim!r} names no dimension; use dim=None for all of them")
@@ -56,7 +66,7 @@ def normalize_dims(op: str, dim: Any, ndim: int) -> tuple:
                 f"{op}: dim {d} is out of range for a Variable with {ndim} dimension(s); "
                 f"use a dim from {-max(ndim, 1)} to {max(ndim, 1) - 1}"
             )
-        axes.append(d % max(ndim, 1))
+        axes.append(int(d) % max(ndim, 1))
     if len(set(axes)) != len(axes):
         raise ShapeError(f"{op}: dim {tuple(dims)} names one dimension twice; name each once")
     return tuple(sorted(axes)) if ndim else ()
