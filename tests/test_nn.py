@@ -1,7 +1,8 @@
-"""varfunc.nn: Module registry, Linear and its 2017 initialisation, activations, losses, state and files."""
+"""varfunc.nn: Module registry, Linear and its 2017 initialisation, activations, the house rules.
+
+Losses are in test_nn_losses.py, state and files in test_nn_state.py."""
 
 import ast
-import copy
 import subprocess
 import sys
 from collections import OrderedDict
@@ -12,8 +13,7 @@ import pytest
 from conftest import rand
 
 import varfunc.nn as nn
-from varfunc import DeviceError, DTypeError, ShapeError, VarfuncError, Variable, gradcheck
-from varfunc.backend import gpu_status
+from varfunc import DTypeError, ShapeError, VarfuncError, Variable, gradcheck
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -221,112 +221,6 @@ def test_sequential_mlp_gradcheck():
     assert gradcheck(lambda x: model(x), (rand(2, 3),))
 
 
-# --- losses --------------------------------------------------------------------------------------
-
-REGRESSION_LOSSES = [nn.mse_loss, nn.l1_loss, nn.smooth_l1_loss]
-
-
-@pytest.mark.parametrize("loss", REGRESSION_LOSSES, ids=lambda f: f.__name__)
-@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
-def test_regression_loss_gradcheck(loss, reduction):
-    x, t = rand(4, 3, seed=5) * 2, rand(4, 3, seed=6) * 2  # differences on both sides of beta = 1
-    assert gradcheck(lambda a, b: loss(a, b, reduction=reduction), (x, t))
-
-
-def test_regression_loss_values():
-    x, t = np.array([0.0, 0.5, 3.0, -2.0]), np.array([0.0, 0.0, 1.0, 0.0])
-    d = x - t
-    np.testing.assert_allclose(nn.mse_loss(const(x), t).item(), np.mean(d**2))
-    np.testing.assert_allclose(nn.l1_loss(const(x), t).item(), np.mean(np.abs(d)))
-    huber = np.where(np.abs(d) < 1, 0.5 * d**2, np.abs(d) - 0.5)
-    np.testing.assert_allclose(nn.smooth_l1_loss(const(x), t, reduction="none").data, huber)
-    huber2 = np.where(np.abs(d) < 2, 0.25 * d**2, np.abs(d) - 1)
-    np.testing.assert_allclose(nn.smooth_l1_loss(const(x), t, reduction="sum", beta=2).item(), huber2.sum())
-
-
-def test_cross_entropy_values_and_gradcheck():
-    scores, labels = rand(5, 4, seed=7), np.array([0, 3, 1, 1, 2])
-    shifted = scores - scores.max(axis=1, keepdims=True)
-    logp = shifted - np.log(np.exp(shifted).sum(axis=1, keepdims=True))
-    expected = -logp[np.arange(5), labels]
-    np.testing.assert_allclose(nn.cross_entropy(const(scores), labels, reduction="none").data, expected)
-    np.testing.assert_allclose(nn.cross_entropy(const(scores), labels).item(), expected.mean())
-    for reduction in ("mean", "sum", "none"):
-        assert gradcheck(lambda s, r=reduction: nn.cross_entropy(s, labels, reduction=r), (scores,))
-    assert gradcheck(lambda s: nn.nll_loss(nn.log_softmax(s, dim=1), const(labels)), (scores,))
-    # Its gradient is softmax - onehot, divided by N.
-    x = Variable(scores)
-    nn.cross_entropy(x, labels).backward()
-    softmax = np.exp(logp)
-    np.testing.assert_allclose(x.grad, (softmax - np.eye(4)[labels]) / 5, atol=1e-12)
-
-
-def test_cross_entropy_is_stable_for_huge_scores():
-    x = Variable(np.array([[1e4, -1e4, 0.0], [-5e3, 5e3, 5e3]]))
-    loss = nn.cross_entropy(x, np.array([0, 2]))
-    loss.backward()
-    np.testing.assert_allclose(loss.item(), np.log(2) / 2)
-    assert np.all(np.isfinite(x.grad))
-
-
-def test_loss_errors_are_clear():
-    with pytest.raises(ShapeError, match=r"\(4, 1\).*\(4,\).*view"):
-        nn.mse_loss(const(np.ones((4, 1))), np.ones(4))
-    with pytest.raises(DTypeError, match=r"integer class indices, got dtype float64; use labels.astype"):
-        nn.cross_entropy(const(np.ones((2, 3))), np.array([0.0, 1.0]))
-    one_hot = np.eye(3)[[0, 2]]  # class probabilities: cross_entropy takes them, nll_loss does not
-    with pytest.raises(DTypeError, match=r"one-hot rows pass labels.argmax\(axis=1\)"):
-        nn.nll_loss(const(np.ones((2, 3))), one_hot)
-    with pytest.raises(ValueError, match="class 3 but input has 3 classes"):
-        nn.cross_entropy(const(np.ones((2, 3))), np.array([0, 3]))
-    with pytest.raises(ShapeError, match=r"target must have shape \(2,\)"):
-        nn.cross_entropy(const(np.ones((2, 3))), np.array([[0], [1]]))
-    with pytest.raises(ShapeError, match=r"\(N, C\)"):
-        nn.cross_entropy(const(np.ones(3)), np.array([0]))
-    with pytest.raises(ValueError, match="reduction"):
-        nn.l1_loss(const(np.ones(2)), np.ones(2), reduction="avg")
-    with pytest.raises(DTypeError, match="Variable"):
-        nn.mse_loss(np.ones(2), np.ones(2))
-
-
-def test_loss_modules_and_accuracy():
-    x, t = const(rand(3, 2)), rand(3, 2, seed=1)
-    assert nn.MSELoss()(x, t).item() == pytest.approx(nn.mse_loss(x, t).item())
-    assert nn.L1Loss(reduction="sum")(x, t).item() == pytest.approx(nn.l1_loss(x, t, reduction="sum").item())
-    assert nn.SmoothL1Loss()(x, t).item() == pytest.approx(nn.smooth_l1_loss(x, t).item())
-    labels = np.array([1, 0, 1])
-    assert nn.CrossEntropyLoss()(x, labels).item() == pytest.approx(nn.cross_entropy(x, labels).item())
-    assert nn.NLLLoss()(x, labels).item() == pytest.approx(nn.nll_loss(x, labels).item())
-    assert "reduction='mean'" in repr(nn.MSELoss())
-    assert nn.accuracy(np.array([[0.1, 0.9], [0.8, 0.2], [0.3, 0.7]]), labels) == 1.0
-    assert nn.accuracy(np.array([[2.0], [-1.0], [-3.0]]), labels) == pytest.approx(2 / 3)
-
-
-@pytest.mark.oracle
-def test_losses_match_torch():
-    torch = pytest.importorskip("torch")
-    F = torch.nn.functional
-    x, t, scores, labels = rand(6, 3, seed=8) * 2, rand(6, 3, seed=9), rand(6, 5, seed=10), np.arange(6) % 5
-    for ours, theirs in [
-        (nn.mse_loss, F.mse_loss),
-        (nn.l1_loss, F.l1_loss),
-        (nn.smooth_l1_loss, F.smooth_l1_loss),
-    ]:
-        for reduction in ("mean", "sum", "none"):
-            a, ta = Variable(x), torch.tensor(x, requires_grad=True)
-            out, tout = ours(a, t, reduction=reduction), theirs(ta, torch.tensor(t), reduction=reduction)
-            np.testing.assert_allclose(out.data, tout.detach().numpy(), atol=1e-12)
-            out.backward(np.ones(out.shape))
-            tout.backward(torch.ones_like(tout))
-            np.testing.assert_allclose(a.grad, ta.grad.numpy(), atol=1e-12)
-    a, ta = Variable(scores), torch.tensor(scores, requires_grad=True)
-    out, tout = nn.cross_entropy(a, labels), F.cross_entropy(ta, torch.tensor(labels))
-    out.backward()
-    tout.backward()
-    np.testing.assert_allclose(out.item(), tout.item(), atol=1e-12)
-    np.testing.assert_allclose(a.grad, ta.grad.numpy(), atol=1e-12)
-
-
 @pytest.mark.oracle
 def test_linear_init_has_torchs_bounds():
     """torch.nn.Linear draws from the same interval: same largest |value|, same spread."""
@@ -350,137 +244,6 @@ def test_linear_matches_torch_given_the_same_weights():
         reference.bias.copy_(torch.tensor(layer.bias.data))
     x = rand(4, 5)
     np.testing.assert_allclose(layer(const(x)).data, reference(torch.tensor(x)).detach().numpy(), atol=1e-12)
-
-
-# --- state, files, devices -----------------------------------------------------------------------
-
-
-def test_state_dict_round_trip():
-    nn.manual_seed(1)
-    model = TwoLayer()
-    state = model.state_dict()
-    assert list(state) == [n for n, _ in model.named_parameters()]
-    assert all(isinstance(v, np.ndarray) for v in state.values())
-    before = model.fc1.weight.data.copy()
-    model.fc1.weight.data -= 1.0  # state_dict holds copies: changing the model leaves it alone
-    np.testing.assert_array_equal(state["fc1.weight"], before)
-    other = TwoLayer()
-    other.load_state_dict(state)
-    x = const(rand(3, 3))
-    model.load_state_dict(state)
-    np.testing.assert_array_equal(other(x).data, model(x).data)
-    state["fc1.weight"][...] = 7  # loading copied the arrays too
-    assert not np.any(other.fc1.weight.data == 7)
-
-
-def tied(lib, ones):
-    """lib.Linear - ReLU - the same Linear again, and a Parameter registered under two names."""
-    layer = lib.Linear(2, 2)
-    model = lib.Sequential(layer, lib.ReLU(), layer)
-    model.scale = lib.Parameter(ones)
-    model.also = model.scale
-    return model
-
-
-def test_a_shared_layer_is_in_the_state_dict_under_each_of_its_names():
-    model = tied(nn, np.ones(1))
-    names = ["scale", "also", "0.weight", "0.bias", "2.weight", "2.bias"]
-    assert list(model.state_dict()) == names
-    assert len(list(model.parameters())) == 3  # an optimizer still gets each Parameter once
-    other = tied(nn, np.ones(1))
-    other.load_state_dict(model.state_dict())  # strict: every name is there
-    np.testing.assert_array_equal(other[0].weight.data, model[0].weight.data)
-
-
-def test_a_shared_layers_state_dict_names_match_torch():
-    torch = pytest.importorskip("torch")
-    names = [n for n, _ in tied(torch.nn, torch.ones(1)).named_modules(remove_duplicate=False)]
-    assert [n for n, _ in tied(nn, np.ones(1)).named_modules(remove_duplicate=False)] == names
-    theirs = tied(torch.nn, torch.ones(1)).state_dict()
-    assert list(tied(nn, np.ones(1)).state_dict()) == list(theirs)
-    mine = tied(nn, np.ones(1))
-    mine.load_state_dict({name: value.numpy() for name, value in theirs.items()})
-    np.testing.assert_array_equal(mine[2].weight.data, theirs["2.weight"].numpy())
-
-
-def test_load_state_dict_errors_leave_the_model_alone():
-    model = TwoLayer()
-    before = model.state_dict()
-    bad = model.state_dict()
-    del bad["scale"]
-    bad["extra"] = np.ones(1)
-    with pytest.raises(KeyError, match=r"missing keys \['scale'\], unexpected keys \['extra'\]"):
-        model.load_state_dict(bad)
-    model.load_state_dict(bad, strict=False)  # loads what matches
-    wrong = model.state_dict()
-    wrong["fc1.bias"] = np.zeros(5)
-    wrong["fc1.weight"] = np.zeros((4, 3))
-    with pytest.raises(ShapeError, match=r"'fc1.bias' has shape \(5,\) in the state dict but \(4,\)"):
-        model.load_state_dict(wrong)
-    unreadable = {name: np.zeros_like(value) for name, value in model.state_dict().items()}
-    unreadable["scale"] = np.array(["x", "y"])  # the last entry read, after the layers' arrays
-    with pytest.raises(DTypeError, match="'scale' is a ndarray that cannot become float64"):
-        model.load_state_dict(unreadable)
-    for name, value in model.state_dict().items():
-        np.testing.assert_array_equal(value, before[name])
-
-
-def test_deepcopy_makes_an_independent_model():
-    model = TwoLayer()
-    snapshot = copy.deepcopy(model)
-    assert all(isinstance(p, nn.Parameter) for p in snapshot.parameters())
-    model.fc1.weight.data += 1.0
-    assert not np.array_equal(snapshot.fc1.weight.data, model.fc1.weight.data)
-    assert [n for n, _ in snapshot.named_parameters()] == [n for n, _ in model.named_parameters()]
-
-
-def test_load_state_dict_keeps_dtype():
-    layer = nn.Linear(2, 2)  # float32
-    layer.load_state_dict({"weight": np.ones((2, 2)), "bias": [1.0, 2.0]})
-    assert layer.weight.dtype == np.float32 and layer.bias.data.tolist() == [1.0, 2.0]
-
-
-def test_npz_save_load_round_trip(tmp_path):
-    nn.manual_seed(2)
-    model = TwoLayer()
-    path = tmp_path / "model.npz"
-    nn.save(model, path)
-    loaded = nn.load(path)
-    assert list(loaded) == list(model.state_dict())
-    fresh = TwoLayer()
-    fresh.load_state_dict(loaded)
-    for (name, a), (_, b) in zip(model.named_parameters(), fresh.named_parameters()):
-        assert a.dtype == b.dtype, name
-        np.testing.assert_array_equal(a.data, b.data)
-    nn.save(model.state_dict(), tmp_path / "state.npz")
-    assert list(nn.load(tmp_path / "state.npz")) == list(loaded)
-    with pytest.raises(DTypeError, match="not an array"):
-        nn.save({"lr": 0.1}, tmp_path / "bad.npz")
-
-
-def test_to_cpu_and_dtype_conversion():
-    model = TwoLayer()
-    assert model.to("cpu") is model and model.cpu() is model
-    assert all(p.device == "cpu" for p in model.parameters())
-    model.double()
-    assert all(p.dtype == np.float64 for p in model.parameters())
-    model.float()
-    assert all(p.dtype == np.float32 for p in model.parameters())
-
-
-@pytest.mark.skipif(gpu_status()[0], reason="a GPU is available here; issue 5 tests moving to it")
-def test_to_cuda_without_gpu_raises_the_backend_error_and_moves_nothing():
-    model = TwoLayer()
-    before = model.state_dict()
-    with pytest.raises(DeviceError, match="cannot move data to cuda"):
-        model.to("cuda")
-    with pytest.raises(DeviceError, match="cuda:1"):
-        model.cuda(1)
-    with pytest.raises(DeviceError, match="unknown device"):
-        model.to("tpu")
-    assert all(p.device == "cpu" for p in model.parameters())
-    for name, value in model.state_dict().items():
-        np.testing.assert_array_equal(value, before[name])
 
 
 # --- the house rules -----------------------------------------------------------------------------
@@ -533,26 +296,3 @@ def test_a_parameter_can_only_be_replaced_by_a_parameter_or_none():
     assert [name for name, _ in layer.named_parameters()] == ["weight", "bias"]
     layer.bias = None
     assert [name for name, _ in layer.named_parameters()] == ["weight"]
-
-
-def test_accuracy_takes_one_logit_per_row_in_either_shape():
-    labels = np.array([1, 0, 1])
-    assert nn.accuracy(np.array([2.0, -1.0, -3.0]), labels) == pytest.approx(2 / 3)
-    assert nn.accuracy(np.array([[2.0], [-1.0], [-3.0]]), labels) == pytest.approx(2 / 3)
-    with pytest.raises(
-        ShapeError, match=r"accuracy: scores of shape \(3, 2\) give 3 predictions but there are 2"
-    ):
-        nn.accuracy(np.zeros((3, 2)), np.array([0, 1]))
-
-
-def test_one_probability_per_row_is_cut_at_one_half_as_a_sigmoid_model_needs():
-    labels = np.array([1, 0, 0, 1])
-    probabilities = np.array([[0.9], [0.2], [0.45], [0.6]])  # a Sigmoid's outputs: all in [0, 1]
-    assert nn.accuracy(probabilities, labels) == 1.0  # cut at 0 they would all be class 1: 0.5
-    assert nn.classes_from_scores(probabilities).tolist() == [1, 0, 0, 1]
-    assert nn.classes_from_scores(np.array([0.9, -0.2, 0.45, 3.0])).tolist() == [1, 0, 1, 1]  # logits
-    assert nn.classes_from_scores(np.array([[0.2, 0.7, 0.1]])).tolist() == [1]
-    model = nn.Sequential(nn.Linear(2, 1), nn.Sigmoid())
-    X = np.random.default_rng(0).standard_normal((50, 2)).astype(np.float32)
-    p = model(Variable(X)).data[:, 0]
-    assert nn.accuracy(model(Variable(X)), (p > 0.5).astype(np.int64)) == 1.0

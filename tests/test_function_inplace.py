@@ -1,0 +1,165 @@
+"""In-place ops and mark_dirty: the same Variable returned, versions, refusals and what they leave."""
+
+import numpy as np
+import pytest
+
+import varfunc as vf
+from varfunc import Function, InplaceFunction, Variable
+
+
+def test_in_place_ops_return_the_same_variable_and_keep_gradients_right():
+    x = Variable(np.array([1.0, 2.0]))
+    y = x * 2
+    z = y.add_(1)
+    assert z is y and y.data.tolist() == [3.0, 5.0]
+    y.mul_(3).neg_()
+    y.sum().backward()
+    assert x.grad.tolist() == [-6.0, -6.0]
+
+
+def test_in_place_on_a_leaf_that_requires_grad_is_refused_before_changing_it():
+    x = Variable(np.array([1.0, 2.0]))
+    with pytest.raises(vf.InplaceError, match="leaf Variable that requires grad"):
+        x.add_(1)
+    assert x.data.tolist() == [1.0, 2.0] and x._version[0] == 0
+
+
+def test_in_place_on_a_leaf_that_needs_no_grad_is_allowed_and_stays_a_leaf():
+    c = Variable(np.array([1.0, 2.0]), requires_grad=False)
+    c.add_(1)
+    assert c.data.tolist() == [2.0, 3.0] and isinstance(c.creator, vf.Leaf)
+
+
+def test_in_place_change_of_a_saved_output_is_caught():
+    x = Variable(np.array([0.5]))
+    y = x * 1
+    e = y.exp()
+    e.add_(1)
+    with pytest.raises(vf.InplaceError, match=r"Exp\(\): saved tensor 0.*version 0, now 1"):
+        e.backward()
+
+
+def test_in_place_change_of_a_saved_input_is_caught():
+    x = Variable(np.array([0.5]))
+    w = Variable(np.array([2.0]))
+    h = x * 1
+    out = h * w
+    h.mul_(2)
+    with pytest.raises(vf.InplaceError, match="modified by an in-place operation"):
+        out.backward()
+
+
+def test_in_place_result_that_does_not_fit_is_refused():
+    y = Variable(np.ones(3)) * 1
+    with pytest.raises(vf.ShapeError, match=r"Add: .*\(2, 3\).*\(3,\)"):
+        vf.functions.Add(inplace=True)(y, Variable(np.ones((2, 3))))
+    assert y.data.tolist() == [1.0, 1.0, 1.0]
+
+
+def test_mul_and_div_in_place_take_numbers_only():
+    y = Variable(np.ones(2)) * 1
+    with pytest.raises(TypeError, match="mul_ only supports"):
+        y.mul_(Variable(np.ones(2)))
+    with pytest.raises(TypeError, match="div_ only supports"):
+        y.div_(Variable(np.ones(2)))
+
+
+@pytest.mark.parametrize("method", ["exp_", "tanh_", "sigmoid_", "neg_"])
+def test_in_place_pointwise_ops_match_the_out_of_place_ones(method):
+    data = np.array([-0.7, 0.2, 1.3])
+    x1, x2 = Variable(data.copy()), Variable(data.copy())
+    a = x1 * 1
+    getattr(a, method)()
+    b = getattr(x2 * 1, method.rstrip("_"))()
+    np.testing.assert_allclose(a.data, b.data)
+    (a * a).sum().backward()
+    (b * b).sum().backward()
+    np.testing.assert_allclose(x1.grad, x2.grad)
+
+
+class AddInPlace(InplaceFunction):
+    def forward(self, a, b):
+        self.mark_dirty(a)
+        a += b
+        return a
+
+    def backward(self, g):
+        return g, g
+
+
+def test_a_user_in_place_function_with_mark_dirty():
+    x = Variable(np.array([1.0]))
+    y = x * 1
+    out = AddInPlace(inplace=True)(y, x)
+    assert out is y and y.data.tolist() == [2.0]
+    y.backward()
+    assert x.grad.tolist() == [2.0]
+
+
+def test_a_function_object_runs_once():
+    mul = vf.functions.Mul()
+    a, b = Variable(np.ones(2)), Variable(np.ones(2))
+    mul(a, b)
+    with pytest.raises(vf.VarfuncError, match=r"Mul\(\) was already called.*Mul\(\)\(\.\.\.\)"):
+        mul(b, a)
+
+
+class DoubleInPlaceReturningACopy(Function):
+    """Changes its input in place, marks it dirty, but returns a new array: a misuse."""
+
+    def forward(self, a):
+        a *= 2
+        self.mark_dirty(a)
+        return a + 0
+
+    def backward(self, g):
+        return g * 2
+
+
+class DoubleInPlace(Function):
+    def forward(self, a):
+        a *= 2
+        self.mark_dirty(a)
+        return a
+
+    def backward(self, g):
+        return g * 2
+
+
+class DoubleInPlaceSavingAStranger(DoubleInPlace):
+    def forward(self, a):
+        result = super().forward(a)
+        self.save_for_backward(a * 2)  # neither an input nor an output
+        return result
+
+
+def test_mark_dirty_on_an_input_that_is_not_returned_is_an_error_and_still_counts_the_change():
+    w = Variable(np.array([1.0, 2.0]))
+    h = w * 1.0
+    z = h * w  # Mul saves h
+    with pytest.raises(vf.VarfuncError, match="DoubleInPlaceReturningACopy: forward marked an input dirty"):
+        DoubleInPlaceReturningACopy()(h)
+    # A Function of ours: its input is put back; the version has moved all the same (forward wrote)
+    assert h.data.tolist() == [1.0, 2.0] and h._version[0] == 1
+    with pytest.raises(vf.InplaceError, match="saved tensor"):  # an error, never a wrong gradient
+        z.sum().backward()
+
+
+def test_a_custom_function_cannot_change_a_leaf_that_requires_grad_in_place():
+    x = Variable(np.array([1.0, 2.0]))
+    leaf = x.creator
+    with pytest.raises(vf.InplaceError, match="DoubleInPlace: forward changed a leaf Variable"):
+        DoubleInPlace()(x)
+    assert x.creator is leaf and x._version[0] == 1  # forward wrote: its version says so
+    assert x.data.tolist() == [1.0, 2.0]  # and a Function of ours gets its input put back
+
+
+def test_a_bad_save_is_refused_before_the_dirty_input_joins_the_graph():
+    w = Variable(np.array([1.0]))
+    h = w * 1.0
+    creator = h.creator
+    with pytest.raises(vf.VarfuncError, match="argument 0 is neither an input nor an output"):
+        DoubleInPlaceSavingAStranger()(h)
+    assert h.creator is creator and h._version[0] == 1
+    h.sum().backward()  # through the original graph only
+    assert w.grad.tolist() == [1.0]
