@@ -11,28 +11,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 from conftest import rand
+from nn_models import TwoLayer, const
 
 import varfunc.nn as nn
 from varfunc import DTypeError, ShapeError, VarfuncError, Variable, gradcheck
 
 ROOT = Path(__file__).resolve().parents[1]
-
-
-def const(array):
-    return Variable(np.asarray(array), requires_grad=False)
-
-
-class TwoLayer(nn.Module):
-    def __init__(self):
-        super().__init__()
-        self.fc1 = nn.Linear(3, 4)
-        self.act = nn.Tanh()
-        self.fc2 = nn.Linear(4, 2)
-        self.scale = nn.Parameter(np.ones(2))
-        self.note = "not registered"
-
-    def forward(self, x):
-        return self.fc2(self.act(self.fc1(x))) * self.scale
 
 
 # --- Module -------------------------------------------------------------------------------------

@@ -3,14 +3,10 @@
 import numpy as np
 import pytest
 from conftest import rand
+from nn_models import const
 
 import varfunc.nn as nn
 from varfunc import DTypeError, ShapeError, Variable, gradcheck
-
-
-def const(array):
-    return Variable(np.asarray(array), requires_grad=False)
-
 
 # --- losses --------------------------------------------------------------------------------------
 

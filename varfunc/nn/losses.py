@@ -147,8 +147,7 @@ def _check_options(reduction: Any, ignore_index: Any) -> None:
 
 def _labels(target: Any, shape: tuple) -> np.ndarray:
     """target as a CPU array of integer class indices (N,) for input of this shape, or a clear error."""
-    labels = target.data if isinstance(target, Variable) else target
-    labels = to_device(labels if is_array(labels) else np.asarray(labels), "cpu")  # lists, torch tensors
+    labels = to_device(_target_array(target), "cpu")
     if labels.dtype.kind not in "iu":
         if labels.shape == shape:  # one-hot rows, or class probabilities given to nll_loss
             fix = (
@@ -230,9 +229,14 @@ def cross_entropy(
 
 def _holds_probabilities(target: Any, shape: tuple) -> bool:
     """Whether target is class probabilities: floating-point numbers shaped like the scores (N, C)."""
-    array = target.data if isinstance(target, Variable) else target
-    array = array if is_array(array) else np.asarray(array)
+    array = _target_array(target)
     return array.dtype.kind == "f" and array.shape == shape
+
+
+def _target_array(target: Any) -> Any:
+    """target's array where it lies: a Variable's data, an array, or a list or torch tensor converted."""
+    array = target.data if isinstance(target, Variable) else target
+    return array if is_array(array) else np.asarray(array)
 
 
 def _probability_target_loss(
