@@ -1,10 +1,13 @@
 """A prediction exercise's verdict never shows the answer: a wrong guess learns that it is wrong, and
-a hint, but not what to write instead (the answer itself is for the student to work out)."""
+a hint, but not what to write instead (the answer itself is for the student to work out); a wrong
+value the student gave is shown as it is."""
 
+import numpy as np
 import pytest
 
+from varfunc import Variable
 from varfunc.grading import evaluate
-from varfunc.grading.core import SECRET
+from varfunc.grading.core import SECRET, CheckFailed, expect_equal
 
 
 @pytest.mark.parametrize(
@@ -39,3 +42,14 @@ def test_a_verdict_for_code_that_raised_shows_the_error_and_no_expected_value():
 
     text = str(evaluate("ch02.describe", {"describe": broken}))
     assert "got:      'RuntimeError: boom'" in text and "expected" not in text
+
+
+@pytest.mark.parametrize(
+    "got, expected",
+    [(np.array([1.0, 2.0]), None), ([np.array([1.0, 2.0])], [None]), (Variable(np.ones(3)), [1.0, 1.0, 1.0])],
+)
+def test_an_array_where_a_value_was_expected_is_a_wrong_answer_shown_not_an_error(got, expected):
+    # == on an array is elementwise: its truth value was "ambiguous", reported as the student's code raising
+    with pytest.raises(CheckFailed) as failure:
+        expect_equal("slot 0", got, expected)
+    assert failure.value.case == "slot 0" and failure.value.got is got and failure.value.expected == expected

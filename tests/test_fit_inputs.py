@@ -5,6 +5,7 @@ import time
 
 import numpy as np
 import pytest
+from nn_models import const
 
 import varfunc.data as data
 import varfunc.nn as nn
@@ -12,10 +13,6 @@ import varfunc.optim as optim
 from varfunc import Variable
 from varfunc.errors import ShapeError
 from varfunc.train import History, fit
-
-
-def const(array):
-    return Variable(array, requires_grad=False)
 
 
 def test_fit_refuses_a_one_shot_iterator_for_several_epochs():

@@ -9,6 +9,7 @@ import re
 import numpy as np
 import pytest
 from conftest import on_device
+from nn_models import const
 
 import varfunc.data as data
 import varfunc.nn as nn
@@ -26,10 +27,6 @@ POLY_WEIGHT_TOL = 0.1  # |fitted - true| per coefficient; measured at most 0.04
 SPIRAL_STEPS = 300
 SPIRAL_TRAIN_ACC = 0.97  # measured 1.00 from step 150 on (0.96 at step 100); untrained 0.41
 SPIRAL_TEST_ACC = 0.93  # on a fresh draw (seed 1); measured 1.00
-
-
-def const(array):
-    return Variable(array, requires_grad=False)
 
 
 def test_polynomial_regression_as_in_the_2017_example():

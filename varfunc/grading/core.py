@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from ..errors import ShapeError
 from ..variable import Variable
 
 REGISTRY: dict[str, Exercise] = {}
@@ -232,8 +233,17 @@ def expect_equal(case: str, got: Any, expected: Any, hint: str = "", secret: boo
             f"an object of your own class {type(got).__name__}",
             "return plain values",
         )
-    if got != expected:
+    if not _same(got, expected):
         raise CheckFailed(case, SECRET if secret else expected, got, hint)
+
+
+def _same(got: Any, expected: Any) -> bool:
+    """got == expected as one yes or no: an array's elementwise answer (an array where None or a
+    list was expected) is a wrong answer to show, not an error of the student's code."""
+    try:
+        return bool(got == expected)
+    except (ValueError, ShapeError):  # NumPy's and a Variable's "truth value is ambiguous"
+        return False
 
 
 def _is_plain(value: Any) -> bool:
