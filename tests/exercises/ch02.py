@@ -40,6 +40,14 @@ WRONG_ANSWERS = {
             "    return Variable(data, requires_grad=data.dtype == np.float64)\n",
         ),
         (
+            "copies float32 and float16 arrays, but shares a float64 one (asarray makes no copy)",
+            "def make_param(values):\n"
+            "    data = np.asarray(values)\n"
+            "    if data.dtype in (np.float32, np.float16):\n"
+            "        return Variable(data.copy(), requires_grad=True)\n"
+            "    return Variable(np.asarray(data, dtype=np.float64), requires_grad=True)\n",
+        ),
+        (
             "keeps float32 only: float16 data becomes float64",
             "def make_param(values):\n"
             "    data = np.array(values)\n"

@@ -15,6 +15,7 @@ def _param_cases() -> list[tuple[str, Any, np.dtype, np.ndarray]]:
     """(case, input, expected dtype, expected values) for make_param."""
     float32 = np.array([[0.5, -1.5], [2.0, 4.0]], dtype=np.float32)
     float16 = np.array([0.25, -3.0, 8.0], dtype=np.float16)
+    float64 = np.array([[1.5, -2.0, 0.25], [3.0, 0.0, -7.5]])
     f64 = np.dtype(np.float64)
     return [
         ("make_param([1, 2, 3]) (a list of ints)", [1, 2, 3], f64, np.array([1.0, 2.0, 3.0])),
@@ -24,6 +25,8 @@ def _param_cases() -> list[tuple[str, Any, np.dtype, np.ndarray]]:
         ("make_param of a 2x2 float32 array", float32, np.dtype(np.float32), float32.copy()),
         ("make_param of a float16 array", float16, np.dtype(np.float16), float16.copy()),
         ("make_param(np.arange(4))", np.arange(4), f64, np.arange(4.0)),
+        ("make_param of a 2x3 float64 array", float64, f64, float64.copy()),
+        ("make_param(np.array(2.0)) (a 0-d float64 array)", np.array(2.0), f64, np.array(2.0)),
     ]
 
 
