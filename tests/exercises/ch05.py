@@ -47,6 +47,19 @@ class MySigmoid(Function):
         return grad_output * y * (1 - y)
 """
 
+SIGMOID_RECOMPUTES_FROM_AN_ATTRIBUTE = """
+class MySigmoid(Function):
+    def forward(self, a):
+        self.a = a
+        y = 1 / (1 + np.exp(-a))
+        self.save_for_backward(y)
+        return y
+
+    def backward(self, grad_output):
+        s = 1 / (1 + np.exp(-self.a))
+        return grad_output * s * (1 - s)
+"""
+
 SIGMOID_FORGETS_GRAD_OUTPUT = """
 class MySigmoid(Function):
     def forward(self, a):
@@ -214,6 +227,7 @@ WRONG_ANSWERS = {
         ("saves the input and applies y (1 - y) to it", SIGMOID_FORMULA_ON_INPUT),
         ("tanh's derivative 1 - y^2", SIGMOID_TANH_DERIVATIVE),
         ("saves the input and recomputes the sigmoid in backward", SIGMOID_SAVES_INPUT_RECOMPUTES),
+        ("saves y, but recomputes the sigmoid from self.a in backward", SIGMOID_RECOMPUTES_FROM_AN_ATTRIBUTE),
         ("backward forgets to multiply by grad_output", SIGMOID_FORGETS_GRAD_OUTPUT),
     ],
     "ch05.broadcast": [

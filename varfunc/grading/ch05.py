@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import GradcheckError
+from ..function import Function
 from ..functions import utils
 from ..functions.utils import sum_to_shape
 from ..gradcheck import gradcheck
@@ -41,6 +42,7 @@ def check_sigmoid(ns: dict) -> None:
         y.data,
         "call self.save_for_backward(y) on the result of forward, not on its input",
     )
+    _check_backward_reads_saved_tensors(MySigmoid, a)
     rng = np.random.default_rng(5)
     for shape in [(3, 4), (5,), ()]:
         x = rng.normal(size=shape) * 2
@@ -50,6 +52,31 @@ def check_sigmoid(ns: dict) -> None:
             [x],
             "d sigmoid / da = y (1 - y), multiplied by grad_output",
         )
+
+
+def _check_backward_reads_saved_tensors(MySigmoid: Any, a: np.ndarray) -> None:
+    """Backward's gradient once every float array forward kept as an attribute is NaN: it must come
+    from self.saved_tensors alone."""
+    x = Variable(a)
+    fn = MySigmoid()
+    y = fn(x)
+    kept = [name for name, value in vars(fn).items() if _is_own_float_array(name, value)]
+    if not kept:
+        return
+    for name in kept:
+        setattr(fn, name, np.full_like(getattr(fn, name), np.nan))
+    y.backward(np.ones_like(a))
+    expect_close(
+        f"backward after forward, with {', '.join('self.' + name for name in kept)} set to NaN",
+        x.grad,
+        y.data * (1 - y.data),
+        "compute the gradient from self.saved_tensors only, not from attributes set in forward",
+    )
+
+
+def _is_own_float_array(name: str, value: Any) -> bool:
+    """True for a float array the student's Function set as an attribute (not a kit graph field)."""
+    return not hasattr(Function, name) and isinstance(value, np.ndarray) and value.dtype.kind == "f"
 
 
 class _CalledTheKitsSum(Exception):
