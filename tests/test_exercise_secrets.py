@@ -5,9 +5,9 @@ value the student gave is shown as it is."""
 import numpy as np
 import pytest
 
-from varfunc import Variable
+from varfunc import Function, Variable
 from varfunc.grading import evaluate
-from varfunc.grading.core import SECRET, CheckFailed, expect_equal
+from varfunc.grading.core import RAISED, SECRET, STUB_MESSAGE, CheckFailed, expect_equal
 
 
 @pytest.mark.parametrize(
@@ -53,3 +53,31 @@ def test_an_array_where_a_value_was_expected_is_a_wrong_answer_shown_not_an_erro
     with pytest.raises(CheckFailed) as failure:
         expect_equal("slot 0", got, expected)
     assert failure.value.case == "slot 0" and failure.value.got is got and failure.value.expected == expected
+
+
+def test_a_misnamed_method_shows_the_kits_error_not_not_solved_yet():
+    class MySigmoid(Function):  # backwards, not backward: Function's own backward raises
+        def forward(self, a):
+            y = 1 / (1 + np.exp(-a))
+            self.save_for_backward(y)
+            return y
+
+        def backwards(self, grad_output):
+            return grad_output
+
+    verdict = evaluate("ch05.sigmoid", {"MySigmoid": MySigmoid})
+    assert verdict.case == RAISED and "has no backward()" in verdict.got, str(verdict)
+
+
+def test_a_prediction_half_made_is_not_solved_and_names_what_is_missing():
+    verdict = evaluate("ch04.dependencies", {"predicted_counts": {}})
+    assert verdict.case == "not solved yet" and "but not predicted_order" in verdict.hint, str(verdict)
+
+
+@pytest.mark.parametrize("message", ["", STUB_MESSAGE])
+def test_the_stubs_not_implemented_error_is_not_solved_yet(message):
+    def describe(v):
+        raise NotImplementedError(message)
+
+    verdict = evaluate("ch02.describe", {"describe": describe})
+    assert verdict.case == "not solved yet" and "replace `raise NotImplementedError()`" in verdict.hint

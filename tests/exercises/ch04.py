@@ -25,6 +25,17 @@ predicted_counts = {"Sum#5": [False], "Mul#4": [True], "Add#3": True, "Mul#2": [
 predicted_order = ["Sum#5", "Mul#4", "Add#3", "Mul#2", "y", "x"]
 """
 
+COUNTS_FRACTIONAL = """
+predicted_counts = {"Sum#5": [0], "Mul#4": [1], "Add#3": [1], "Mul#2": [2.5], "x": [2], "y": [1]}
+predicted_order = ["Sum#5", "Mul#4", "Add#3", "Mul#2", "y", "x"]
+"""
+
+READY_NONE_FOR_FALSE = """
+def is_ready_for_backward(dependencies, function):
+    if all(n == 0 for n in dependencies[function]):
+        return True  # falls off the end: None, not False
+"""
+
 READY_FIRST_OUTPUT = """
 def is_ready_for_backward(dependencies, function):
     return dependencies[function][0] == 0
@@ -104,6 +115,32 @@ def add_grad(need_copy, buffer, output_nr, grad):
         buffer[output_nr] += grad
 """
 
+ADD_OUT_OF_PLACE = """
+def add_grad(need_copy, buffer, output_nr, grad):
+    if buffer[output_nr] is None:
+        buffer[output_nr] = grad
+    else:
+        buffer[output_nr] = buffer[output_nr] + grad  # a new array at every sum, no marks
+"""
+
+ADD_NEVER_UNMARKS = """
+def add_grad(need_copy, buffer, output_nr, grad):
+    slot = (id(buffer), output_nr)
+    if buffer[output_nr] is None:
+        buffer[output_nr] = grad
+        need_copy.add(slot)
+        return
+    if slot in need_copy:  # never discarded: every later sum copies again
+        buffer[output_nr] = buffer[output_nr].copy()
+    buffer[output_nr] += grad
+"""
+
+ADD_NEW_BUFFER = """
+def add_grad(need_copy, buffer, output_nr, grad):
+    buffer = list(buffer)  # writes into a copy of the list, which is lost
+    buffer[output_nr] = grad
+"""
+
 WRONG_ANSWERS = {
     "ch04.dependencies": [
         ("counted each input once, not once per use", COUNTS_ONCE),
@@ -111,12 +148,14 @@ WRONG_ANSWERS = {
         ("FIFO order instead of the stack", ORDER_FIFO),
         ("popped Mul#2 before all its gradients arrived", ORDER_EARLY),
         ("True and False where the counts are 1 and 0", COUNTS_AS_BOOLS),
+        ("2.5 where the count is 2 (a count is a whole number)", COUNTS_FRACTIONAL),
     ],
     "ch04.is_ready": [
         ("looks at output 0 only", READY_FIRST_OUTPUT),
         ("inverted: ready while a count is left", READY_INVERTED),
         ("ready when any output is done", READY_ANY_OUTPUT),
         ("deletes the entry from the dict", READY_POPS),
+        ("returns None instead of False", READY_NONE_FOR_FALSE),
     ],
     "ch04.add_grad": [
         ("v0.1.1: adds into the first array that arrived", ADD_V011),
@@ -125,6 +164,9 @@ WRONG_ANSWERS = {
         ("sums into the array that just arrived", ADD_COPIES_NEW),
         ("need_copy marks the buffer, not the slot", ADD_MARKS_BUFFER),
         ("copies the first gradient instead of storing it as it is", ADD_ALWAYS_COPIES),
+        ("sums out of place every time (a new array per gradient)", ADD_OUT_OF_PLACE),
+        ("marks the slot but never clears the mark (copies at every sum)", ADD_NEVER_UNMARKS),
+        ("writes into a copy of the buffer list", ADD_NEW_BUFFER),
     ],
 }
 

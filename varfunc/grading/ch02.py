@@ -8,7 +8,7 @@ import numpy as np
 
 from ..leaf import Leaf
 from ..variable import Variable
-from .core import SECRET, CheckFailed, exercise, expect_close, expect_equal
+from .core import SECRET, CheckFailed, exercise, expect_close, expect_equal, require
 
 
 def _param_cases() -> list[tuple[str, Any, np.dtype, np.ndarray]]:
@@ -112,8 +112,7 @@ def _run_prediction_code() -> tuple[Any, Any]:
 @exercise("ch02.predict_grad", title="predict a.grad and b.grad before running the code", points=1)
 def check_predict_grad(ns: dict) -> None:
     """The student's predictions must match what the kit computes for the chapter's code."""
-    if "predicted_a_grad" not in ns or "predicted_b_grad" not in ns:
-        raise NotImplementedError("predicted_a_grad and predicted_b_grad are not defined")
+    require(ns, "predicted_a_grad", "predicted_b_grad")
     a_grad, b_grad = _run_prediction_code()
     predicted_a, predicted_b = ns["predicted_a_grad"], ns["predicted_b_grad"]
     if predicted_a is None:

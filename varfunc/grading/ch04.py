@@ -11,7 +11,7 @@ from ..engine import ExecutionEngine
 from ..function import Function
 from ..variable import Variable
 from ..viz import GraphView, trace
-from .core import CheckFailed, exercise, expect_close, expect_equal
+from .core import CheckFailed, exercise, expect_close, expect_equal, require
 
 
 def exercise_graph() -> tuple:
@@ -34,9 +34,10 @@ def _as_counts(value: Any) -> Any:
     if any(isinstance(n, (bool, np.bool_)) for n in items):
         return value  # True == 1, but a count is a number, not a yes or no
     try:
-        return [int(n) for n in items]
+        counts = [int(n) for n in items]
     except (TypeError, ValueError):
         return value
+    return counts if counts == items else value  # 2.5 is not a count: int() would make it 2
 
 
 @exercise(
@@ -46,9 +47,7 @@ def _as_counts(value: Any) -> Any:
 )
 def check_dependencies(namespace: dict) -> None:
     """The predicted counts equal _compute_dependencies'; the predicted order equals the stack engine's."""
-    for name in ("predicted_counts", "predicted_order"):
-        if name not in namespace:  # the stub ran (it raises before defining them)
-            raise NotImplementedError(f"{name} is not defined yet")
+    require(namespace, "predicted_counts", "predicted_order")
     loss, params = exercise_graph()
     view = GraphView(loss, params)
     counts = ExecutionEngine()._compute_dependencies(loss.creator)
@@ -124,6 +123,8 @@ def check_is_ready(namespace: dict) -> None:
     for counts, expected in cases:
         dependencies = {f: list(counts), g: [5]}
         got = is_ready(dependencies, f)
+        if not isinstance(got, (bool, np.bool_)):
+            raise CheckFailed(f"dependencies[function] == {counts}", "True or False", got, "return a bool")
         expect_equal(
             f"dependencies[function] == {counts}",
             bool(got),
@@ -159,6 +160,13 @@ def check_add_grad(namespace: dict) -> None:
     first, second = [None], [None]
     need_copy: set = set()
     add_grad(need_copy, first, 0, shared)  # Add.backward hands the same array to two slots
+    if first[0] is None:
+        raise CheckFailed(
+            "the first gradient into an empty slot: buffer[output_nr]",
+            "the array grad",
+            "None: the slot was left empty",
+            "write into the list you are given: buffer[output_nr] = grad (a new list would be lost)",
+        )
     expect_equal(
         "the first gradient into an empty slot: buffer[output_nr] is grad",
         first[0] is shared,
@@ -188,10 +196,18 @@ def check_add_grad(namespace: dict) -> None:
     two = [None, None]
     add_grad(need_copy, two, 1, arrived[0])
     expect_equal("a two-slot buffer after one gradient into slot 1: slot 0", two[0], None)
-    for grad in arrived[1:]:
-        add_grad(need_copy, two, 1, grad)
+    add_grad(need_copy, two, 1, arrived[1])  # the first sum: the borrowed array is copied
+    summed = two[1]
+    add_grad(need_copy, two, 1, arrived[2])
     expect_close("three gradients summed into slot 1", two[1], [7.0], "add every gradient that arrives")
     expect_close("... the arrays that arrived", np.concatenate(arrived), [1.0, 2.0, 4.0], hint)
+    expect_equal(
+        "... the third gradient is summed in place into the slot's own copy (the same array)",
+        two[1] is summed,
+        True,
+        "once the slot holds its own copy it is no longer borrowed: sum into it in place (+=), "
+        "not into a new array at every sum",
+    )
     x, y = Variable(np.array([2.0])), Variable(np.array([3.0]))
     seed = np.array([1.0])
     (x * y + (x + y)).backward(seed, engine=_engine_with("_add_grad", add_grad))

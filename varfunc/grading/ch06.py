@@ -8,7 +8,7 @@ import numpy as np
 
 from ..errors import VarfuncError
 from ..variable import Variable
-from .core import SECRET, CheckFailed, exercise, expect_close, expect_equal
+from .core import SECRET, CheckFailed, exercise, expect_close, expect_equal, require
 
 # The snippets of the in-place exercise: the notebook prints them from here, and the check runs them.
 INPLACE_SNIPPETS = {
@@ -20,13 +20,6 @@ INPLACE_SNIPPETS = {
     "F": "w = Variable(np.ones(3))\nh = w * 2\nz = h * h\nh.data[0] = 5.0\nz.sum().backward()",
     "G": "w = Variable(np.ones(3))\nh = w * 2\nz = h * h\nh.data = h.data + 1\nz.sum().backward()",
 }
-
-
-def _answer(ns: dict, name: str) -> Any:
-    """A predicted value from the exercise cell; not answered yet (the stub ran) if it is missing."""
-    if ns.get(name) is None:
-        raise NotImplementedError(f"{name} is not defined yet")
-    return ns[name]
 
 
 def snippet_raises(source: str) -> bool:
@@ -60,8 +53,9 @@ def check_accumulate(ns: dict) -> None:
         "grad_after_two": "backward adds into .grad; it does not overwrite it",
         "grad_after_reset": "x.grad = None starts again from zero",
     }
+    require(ns, *truth)
     for name, expected in truth.items():
-        expect_close(name, np.asarray(_answer(ns, name), dtype=float), expected, hints[name], secret=True)
+        expect_close(name, np.asarray(ns[name], dtype=float), expected, hints[name], secret=True)
 
 
 @exercise(
@@ -125,7 +119,8 @@ def check_clip_hook(ns: dict) -> None:
 )
 def check_inplace(ns: dict) -> None:
     """The predicted set of snippet letters against running each snippet."""
-    predicted = _answer(ns, "predicted_raises")
+    require(ns, "predicted_raises")
+    predicted = ns["predicted_raises"]
     if not isinstance(predicted, (set, frozenset, list, tuple)):
         raise CheckFailed("predicted_raises", "a set of letters like {'A', 'C'}", type(predicted).__name__)
     predicted = {str(letter).strip().upper() for letter in predicted}

@@ -21,6 +21,9 @@ from ..variable import Variable
 
 REGISTRY: dict[str, Exercise] = {}
 RAISED = "your code raised an error"  # a verdict's case with nothing to expect, only what was raised
+NOT_SOLVED = "not solved yet"
+STUB_MESSAGE = "Your code here: replace this line with your solution."  # notebook.STUB raises it
+STUB_HINT = "replace `raise NotImplementedError()` with your code and run it"
 
 
 @dataclass(frozen=True)
@@ -148,22 +151,48 @@ def evaluate(exercise_id: str, namespace: dict) -> Verdict:
         ex.run(namespace)
     except CheckFailed as failure:
         return Verdict(ex, False, failure.case, failure.expected, failure.got, failure.hint)
-    except NotImplementedError:
-        return Verdict(
-            ex,
-            False,
-            "not solved yet",
-            hint="replace `raise NotImplementedError()` with your code and run it",
-        )
+    except NotImplementedError as error:
+        if not _is_the_stubs(error):  # e.g. the kit's "MySigmoid has no backward()" for a misnamed method
+            return _raised(ex, error)
+        return Verdict(ex, False, NOT_SOLVED, hint=error.hint if isinstance(error, NotSolved) else STUB_HINT)
     except Exception as error:  # noqa: BLE001 - the student's code may raise anything
-        return Verdict(
-            ex,
-            False,
-            RAISED,
-            got=f"{type(error).__name__}: {error}",
-            hint="run the exercise cell on a small example to see where it fails",
-        )
+        return _raised(ex, error)
     return Verdict(ex, True)
+
+
+def _raised(ex: Exercise, error: Exception) -> Verdict:
+    return Verdict(
+        ex,
+        False,
+        RAISED,
+        got=f"{type(error).__name__}: {error}",
+        hint="run the exercise cell on a small example to see where it fails",
+    )
+
+
+def _is_the_stubs(error: NotImplementedError) -> bool:
+    """True for the exercise cell's stub (nbgrader's, or a bare one) and for a prediction not made yet."""
+    return isinstance(error, NotSolved) or str(error) in ("", STUB_MESSAGE)
+
+
+class NotSolved(NotImplementedError):
+    """Raised by a check whose answers (a prediction's names) the exercise cell has not defined yet."""
+
+    def __init__(self, missing: list[str], names: tuple[str, ...]) -> None:
+        super().__init__(f"{', '.join(missing)} not defined yet")
+        defined = [name for name in names if name not in missing]
+        self.hint = (
+            f"the cell defines {', '.join(defined)} but not {', '.join(missing)}: define every answer"
+            if defined
+            else STUB_HINT
+        )
+
+
+def require(ns: dict, *names: str) -> None:
+    """NotSolved unless the exercise cell defined every one of names (its stub raises before it does)."""
+    missing = [name for name in names if name not in ns]
+    if missing:
+        raise NotSolved(missing, names)
 
 
 def check(exercise_id: str, namespace: dict | None = None) -> None:

@@ -7,11 +7,13 @@ import json
 import re
 from typing import Any
 
+from .core import STUB_MESSAGE
+
 BEGIN_SOLUTION = "### BEGIN SOLUTION"
 END_SOLUTION = "### END SOLUTION"
 BEGIN_HIDDEN = "### BEGIN HIDDEN TESTS"
 END_HIDDEN = "### END HIDDEN TESTS"
-STUB = 'raise NotImplementedError("Your code here: replace this line with your solution.")'
+STUB = f'raise NotImplementedError("{STUB_MESSAGE}")'
 
 _SOLUTION = re.compile(
     rf"^(?P<indent>[ \t]*){re.escape(BEGIN_SOLUTION)}[^\n]*\n.*?^[ \t]*{re.escape(END_SOLUTION)}[^\n]*(\n|$)",
