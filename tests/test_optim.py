@@ -9,7 +9,7 @@ import varfunc.nn as nn
 import varfunc.optim as optim
 from varfunc import DTypeError, InplaceError, ShapeError, Variable
 
-SHAPES = [(3, 4), (4,), (2, 2, 3)]
+SHAPES = [(3, 4), (4,), (2, 2, 3), ()]  # () : a 0-d parameter (NumPy scalars from its arithmetic)
 STEPS = 12
 
 SGD_CONFIGS = [
@@ -146,6 +146,22 @@ def test_plain_sgd_is_p_minus_lr_g():
         np.testing.assert_allclose(p.data, e)
 
 
+@pytest.mark.parametrize("nesterov", [False, True])
+def test_sgd_momentum_follows_its_rule_on_every_shape(nesterov):
+    # the docstring's rule in Python floats, element by element; on a 0-d parameter the buffer was
+    # once a NumPy scalar that stopped changing after the first step
+    lr, momentum, decay = 0.1, 0.9, 0.05
+    params, _ = run_ours(optim.SGD, dict(lr=lr, momentum=momentum, weight_decay=decay, nesterov=nesterov))
+    for i, (p, start) in enumerate(zip(params, make_params())):
+        for index in np.ndindex(start.shape):
+            w, buf = float(start.data[index]), None
+            for step_grads in gradient_sequence():
+                g = float(step_grads[i][index]) + decay * w
+                buf = g if buf is None else momentum * buf + g
+                w -= lr * (g + momentum * buf if nesterov else buf)
+            assert p.data[index] == pytest.approx(w, rel=1e-12), (SHAPES[i], index)
+
+
 def test_first_adam_step_moves_each_element_by_lr():
     params = make_params()
     before = [p.data.copy() for p in params]
@@ -167,8 +183,8 @@ def test_optimizer_state_dict_round_trip(cls, config):
     params, optimizer = run_ours(cls, config, grads=grads[:6])
     saved_params = [p.data.copy() for p in params]
     state = optimizer.state_dict()
-    assert state["param_groups"][0]["params"] == [0, 1, 2]
-    assert set(state["state"]) == {0, 1, 2}
+    assert state["param_groups"][0]["params"] == list(range(len(SHAPES)))
+    assert set(state["state"]) == set(range(len(SHAPES)))
     frozen = copy.deepcopy(state)
     for step_grads in grads[6:]:  # the original goes on
         for p, g in zip(params, step_grads):
@@ -193,7 +209,7 @@ def test_optimizer_state_dict_round_trip(cls, config):
 def test_load_state_dict_mismatch_errors():
     _, optimizer = run_ours(optim.SGD, dict(lr=0.1, momentum=0.9))
     state = optimizer.state_dict()
-    with pytest.raises(ValueError, match="group 0 has 3 parameter"):
+    with pytest.raises(ValueError, match=f"group 0 has {len(SHAPES)} parameter"):
         optim.SGD(make_params()[:2], lr=0.1).load_state_dict(state)
     with pytest.raises(ValueError, match="1 parameter group"):
         optim.SGD([{"params": make_params()[:1]}, {"params": make_params(1)[1:]}], lr=0.1).load_state_dict(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from ..backend import get_array_module
 from .optimizer import Optimizer, required
 
 
@@ -55,7 +56,10 @@ class SGD(Optimizer):
                     state = self.state.setdefault(param, {})
                     buf = state.get("momentum_buffer")
                     if buf is None:
-                        buf = state["momentum_buffer"] = grad.astype(param.dtype, copy=True)
+                        # xp.array, not grad.astype: on 0-d arrays `grad + wd * p` is a NumPy scalar,
+                        # and the in-place updates below would rebind a scalar, not change the buffer
+                        xp = get_array_module(param.data)
+                        buf = state["momentum_buffer"] = xp.array(grad, dtype=param.dtype)
                     else:
                         buf *= momentum
                         buf += (1 - dampening) * grad
