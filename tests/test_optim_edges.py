@@ -2,11 +2,11 @@
 
 import numpy as np
 import pytest
-from test_optim import OPTIMIZERS_THAT_MOVE_ZERO_GRADS, one_unused_param_run
+from test_optim import OPTIMIZERS_THAT_MOVE_ZERO_GRADS, SHAPES, make_params, one_unused_param_run, run_ours
 
 import varfunc.nn as nn
 import varfunc.optim as optim
-from varfunc import DTypeError, Variable
+from varfunc import DTypeError, ShapeError, Variable
 
 
 class Holder(nn.Module):
@@ -118,3 +118,70 @@ def test_a_module_with_settings_and_children_prints_as_torch_does():
             return "k=1"
 
     assert repr(Block()) == "Block(\n  k=1\n  (fc): Linear(in_features=2, out_features=1, bias=True)\n)"
+
+
+def test_load_state_dict_mismatch_errors():
+    _, optimizer = run_ours(optim.SGD, dict(lr=0.1, momentum=0.9))
+    state = optimizer.state_dict()
+    with pytest.raises(ValueError, match=f"group 0 has {len(SHAPES)} parameter"):
+        optim.SGD(make_params()[:2], lr=0.1).load_state_dict(state)
+    with pytest.raises(ValueError, match="1 parameter group"):
+        optim.SGD([{"params": make_params()[:1]}, {"params": make_params(1)[1:]}], lr=0.1).load_state_dict(
+            state
+        )
+    unknown = {"state": {7: {"momentum_buffer": np.zeros(3)}}, "param_groups": state["param_groups"]}
+    with pytest.raises(ValueError, match="state for parameter 7, which none of its param_groups lists"):
+        optim.SGD(make_params(), lr=0.1).load_state_dict(unknown)
+    wrong = [Variable(np.zeros(s[::-1])) for s in SHAPES]
+    with pytest.raises(ShapeError, match="momentum_buffer"):
+        optim.SGD(wrong, lr=0.1).load_state_dict(state)
+
+
+@pytest.mark.parametrize(
+    "name, value, error, words",
+    [
+        ("momentum_buffer", np.zeros(()), ShapeError, r" has shape \(\), the parameter has \(3, 4\)"),
+        ("momentum_buffer", 0.5, ShapeError, " has shape float"),
+        (
+            "momentum",
+            np.zeros((3, 4)),
+            ValueError,
+            r": SGD keeps no such state \(it keeps \['momentum_buffer'\]\)",
+        ),
+    ],
+)
+def test_load_state_dict_refuses_a_bad_entry_before_anything_changes(name, value, error, words):
+    params, optimizer = run_ours(optim.SGD, dict(lr=0.1, momentum=0.9))
+    state = optimizer.state_dict()
+    state["param_groups"][0]["lr"] = 0.5
+    state["state"][0][name] = value  # parameter 0 has shape (3, 4)
+    before = {id(p): buf.copy() for p, buf in ((p, optimizer.state[p]["momentum_buffer"]) for p in params)}
+    with pytest.raises(error, match=f"SGD.load_state_dict: '{name}' of parameter 0{words}"):
+        optimizer.load_state_dict(state)
+    assert optimizer.param_groups[0]["lr"] == 0.1
+    for p in params:
+        np.testing.assert_array_equal(optimizer.state[p]["momentum_buffer"], before[id(p)])
+
+
+def test_a_loaded_numpy_scalar_buffer_of_a_0d_parameter_keeps_changing():
+    w = Variable(np.array(1.0))
+    optimizer = optim.SGD([w], lr=0.1, momentum=0.9)
+    optimizer.load_state_dict(
+        {
+            "state": {0: {"momentum_buffer": np.float64(2.0)}},
+            "param_groups": optimizer.state_dict()["param_groups"],
+        }
+    )
+    for _ in range(2):
+        w.grad = np.array(1.0)
+        optimizer.step()
+    assert optimizer.state[w]["momentum_buffer"] == pytest.approx(0.9 * (0.9 * 2.0 + 1) + 1)
+
+
+@pytest.mark.parametrize("step", [1.5, -1, True, "3"])
+def test_load_state_dict_refuses_an_adam_step_that_is_not_a_count(step):
+    params, optimizer = run_ours(optim.Adam, dict(lr=0.01))
+    state = optimizer.state_dict()
+    state["state"][0]["step"] = step
+    with pytest.raises(DTypeError, match="'step' of parameter 0 must be a whole number >= 0"):
+        optimizer.load_state_dict(state)

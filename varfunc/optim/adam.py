@@ -19,6 +19,9 @@ class Adam(Optimizer):
     p = p - lr / (1 - beta1**t) * m / (sqrt(v_hat) / sqrt(1 - beta2**t) + eps)
     """
 
+    state_buffers = ("exp_avg", "exp_avg_sq", "max_exp_avg_sq")
+    state_counters = ("step",)
+
     def __init__(
         self,
         params: Iterable,

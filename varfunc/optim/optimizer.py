@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import copy
+import numbers
 from collections.abc import Iterable
+from typing import Any
 
-from ..backend import to_device
+from ..backend import get_array_module, to_device
 from ..errors import DTypeError, ShapeError
 from ..variable import Variable
 
@@ -24,6 +26,9 @@ class Optimizer:
     ``params`` is an iterable of Variables (leaves; frozen ones are skipped while frozen), or of dicts
     ``{'params': [...], 'lr': ...}`` to give groups their own settings. Subclasses write step().
     """
+
+    state_buffers: tuple[str, ...] = ()  # the names of the per-parameter arrays step() keeps
+    state_counters: tuple[str, ...] = ()  # and of its per-parameter counts
 
     def __init__(self, params: Iterable, defaults: dict) -> None:
         self.defaults = dict(defaults)
@@ -169,22 +174,30 @@ class Optimizer:
                     f"{type(self).__name__}.load_state_dict: the state dict has state for parameter "
                     f"{key}, which none of its param_groups lists (they list {sorted(by_index)})"
                 )
-            entry = {}
-            for name, value in saved.items():
-                if hasattr(value, "shape") and value.shape not in ((), param.shape):
-                    raise ShapeError(
-                        f"{type(self).__name__}.load_state_dict: {name!r} of parameter {key} has shape "
-                        f"{value.shape}, the parameter has {param.shape}"
-                    )
-                if hasattr(value, "shape") and value.shape == param.shape:
-                    value = to_device(value, param.device).astype(param.dtype, copy=True)
-                else:
-                    value = copy.deepcopy(value)
-                entry[name] = value
+            entry = {name: self._loaded_entry(key, param, name, value) for name, value in saved.items()}
             new_state[param] = entry
         for checked, group in zip(settings, self.param_groups):
             group.update(checked)
         self.state = new_state
+
+    def _loaded_entry(self, key: int, param: Variable, name: str, value: Any) -> Any:
+        """A saved state entry, checked and converted: a buffer becomes an array of the parameter's
+        shape, dtype and device (a NumPy scalar would be rebound, not changed, by step's in-place
+        updates), a counter a whole number; any other name is refused."""
+        where = f"{type(self).__name__}.load_state_dict: {name!r} of parameter {key}"
+        if name in self.state_counters:
+            if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 0:
+                raise DTypeError(f"{where} must be a whole number >= 0, got {value!r}")
+            return int(value)
+        if name not in self.state_buffers:
+            kept = sorted(self.state_buffers + self.state_counters)
+            raise ValueError(f"{where}: {type(self).__name__} keeps no such state (it keeps {kept})")
+        if getattr(value, "shape", None) != param.shape:
+            raise ShapeError(
+                f"{where} has shape {getattr(value, 'shape', type(value).__name__)}, the parameter "
+                f"has {param.shape}; a buffer has its parameter's shape"
+            )
+        return get_array_module(param.data).array(to_device(value, param.device), dtype=param.dtype)
 
     def __repr__(self) -> str:
         lines = [f"{type(self).__name__} ("]

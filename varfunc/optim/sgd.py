@@ -19,6 +19,8 @@ class SGD(Optimizer):
     ``lr`` is required, as in 2017.
     """
 
+    state_buffers = ("momentum_buffer",)
+
     def __init__(
         self,
         params: Iterable,
