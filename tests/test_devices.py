@@ -8,7 +8,7 @@ import pytest
 
 import varfunc as vf
 from varfunc import EventLog, Variable, backend
-from varfunc.nn import Linear, cross_entropy
+from varfunc.nn import Linear, cross_entropy, layers, module
 from varfunc.optim import SGD
 
 
@@ -185,6 +185,25 @@ def test_a_gradient_on_another_device_is_refused():
     with pytest.raises(vf.DeviceError, match=r"backward: the gradient is on cuda:0 but the Variable is on"):
         (x * 2).backward(FakeGpuArray(2))
     assert x.grad.tolist() == [0.0, 0.0]
+
+
+def test_module_to_moves_each_parameter_and_its_grad_keeping_the_variables(monkeypatch):
+    # the .data and .grad setters refuse another device, so Module.to once raised on every GPU
+    monkeypatch.setattr(module, "to_device", lambda array, device: FakeGpuArray(*array.shape))
+    model = Linear(3, 2)
+    weight, bias = model.weight, model.bias
+    weight.grad = np.ones((2, 3), dtype=np.float32)
+    version = weight._version[0]
+    assert model.cuda() is model
+    assert model.weight is weight and model.bias is bias and weight._version[0] == version + 1
+    assert (weight.device, bias.device, backend.device_of(weight.grad)) == ("cuda:0", "cuda:0", "cuda:0")
+    assert bias._grad is None  # no gradient yet: none is made on the way
+    moved = []
+    monkeypatch.setattr(
+        layers, "to_device", lambda array, device: moved.append(device) or FakeGpuArray(*array.shape)
+    )
+    model.reset_parameters()  # new weights drawn on the CPU, then put where the layer lives
+    assert moved == ["cuda:0", "cuda:0"] and weight.device == "cuda:0" and weight._version[0] == version + 2
 
 
 def test_forcing_the_cpu_skips_the_probe(monkeypatch):

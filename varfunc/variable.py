@@ -104,6 +104,12 @@ class Variable(VariableMethods, VariableOperators, ModernVariableNames):
             )
         return value
 
+    def _move_arrays(self, data: Any, grad: Any) -> None:
+        """Module.to's move of a parameter: its data and .grad for copies on another device (the
+        .data and .grad setters refuse a device change: any other Variable would leave its graph)."""
+        self._data, self._grad = data, grad
+        self._version[0] += 1
+
     def _accumulate_grad(self, grad: Any) -> None:
         """Add grad into .grad; the first one becomes .grad (the engine hands over arrays it owns)."""
         if self._grad is None and getattr(grad, "shape", None) == self._data.shape:

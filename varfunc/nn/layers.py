@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 
+from ..backend import to_device
 from ..errors import DTypeError, ShapeError
 from ..variable import Variable
 from . import functions
@@ -82,9 +83,11 @@ class Linear(Module):
         """Draw new weights: uniform(-stdv, stdv) with stdv = 1 / sqrt(in_features)."""
         rng = rng or _rng
         stdv = 1.0 / math.sqrt(self.in_features)
-        self.weight.data = rng.uniform(-stdv, stdv, self.weight.shape).astype(self.weight.dtype)
-        if self.bias is not None:
-            self.bias.data = rng.uniform(-stdv, stdv, self.bias.shape).astype(self.bias.dtype)
+        for param in (self.weight, self.bias):
+            if param is not None:  # drawn on the CPU (one generator for every device), then moved
+                param.data = to_device(
+                    rng.uniform(-stdv, stdv, param.shape).astype(param.dtype), param.device
+                )
 
     def forward(self, input: Variable) -> Variable:
         if not isinstance(input, Variable):

@@ -257,9 +257,7 @@ class Module:
             for p in params
         ]
         for param, (data, grad) in zip(params, moved):
-            param.data = data
-            if grad is not None:
-                param.grad = grad
+            param._move_arrays(data, grad)
         return self
 
     def cpu(self) -> Module:
