@@ -312,14 +312,15 @@ def test_grading_resumes_where_it_stopped(graded):
     assert up_to_date(paths[0], base, GradeOptions(cell_timeout=9)) is None  # other grader settings
 
 
-def test_hidden_tests_regions_and_hidden_check_files_count(tmp_path):
-    source = tmp_path / "source"
+def test_hidden_tests_regions_and_hidden_check_files_count(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # both given as relative paths, as in the README: the kernels run elsewhere
+    source = Path("source")
     source.mkdir()
     nb = nbformat.read(SOURCE, as_version=4)
     hidden = "ones = Variable(np.ones(2))\nassert Div()(ones, ones).data.sum() == 3, 'hidden says no'"
     _cell(nb, "ch03_div_check").source += f"\n{BEGIN_HIDDEN}\n{hidden}\n{END_HIDDEN}\n"
     nbformat.write(nb, source / NAME)
-    checks = tmp_path / "my_checks.py"
+    checks = Path("my_checks.py")
     checks.write_text(
         "from varfunc.grading.core import CheckFailed\nfrom varfunc.grading.hidden import hidden_check\n\n"
         "@hidden_check('ch03.mul')\ndef never(ns):\n    raise CheckFailed('the instructor says no')\n"
@@ -332,6 +333,11 @@ def test_hidden_tests_regions_and_hidden_check_files_count(tmp_path):
     assert exercises["ch03.div"]["got"] == "'hidden says no'"
     assert "expected" not in exercises["ch03.div"]  # an assert has no expected value (not "None")
     assert report["score"] == 0
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / checks).write_bytes(checks.read_bytes())
+    other = GradeOptions(source=source, hidden_files=(elsewhere / checks,))
+    assert other.fingerprint() != options.fingerprint()  # the same text in another file: graded again
 
 
 def test_grade_command_line(tmp_path, capsys):

@@ -56,6 +56,11 @@ class GradeOptions:
         for path in self.hidden_files:
             if not Path(path).is_file():
                 raise FileNotFoundError(f"--hidden {path}: no such file of hidden checks")
+        # Absolute from here on: the kernels run in folders of their own, where a relative path
+        # (--hidden my_checks.py) named nothing and every exercise scored 0.
+        object.__setattr__(self, "hidden_files", tuple(Path(p).resolve() for p in self.hidden_files))
+        if self.source is not None:
+            object.__setattr__(self, "source", Path(self.source).resolve())
 
     def fingerprint(self) -> str:
         """A hash of everything besides the submission that decides its grade (for resuming)."""
@@ -63,9 +68,10 @@ class GradeOptions:
         parts += [self.chapter or "", self.kernel_name]
         parts += [p.read_text(encoding="utf-8") for p in sorted(GRADER_SOURCES.glob("*.py"))]
         for path in self.hidden_files:
-            parts.append(Path(path).read_text(encoding="utf-8"))
+            parts += [str(path), path.read_text(encoding="utf-8")]
         if self.source is not None:
-            parts += [p.read_text(encoding="utf-8") for p in sorted(Path(self.source).glob("*.ipynb"))]
+            parts.append(str(self.source))
+            parts += [p.read_text(encoding="utf-8") for p in sorted(self.source.glob("*.ipynb"))]
         return hashlib.sha256("\0".join(parts).encode()).hexdigest()[:16]
 
 
