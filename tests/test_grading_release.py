@@ -177,3 +177,37 @@ def test_a_damaged_notebook_stops_the_release_before_anything_is_written(tmp_pat
     assert not out.exists()
     assert main(["release", str(source), str(out)]) == 2
     assert not out.exists()
+
+
+@pytest.mark.parametrize(
+    "cell, edit, words",
+    [
+        (
+            0,
+            ("### END SOLUTION", "### END SOLUTON"),
+            r"keeps the line '### BEGIN SOLUTION'.*without its end marker",
+        ),
+        (1, ("### END HIDDEN TESTS", "### END HIDDEN TEST"), r"keeps the line '### BEGIN HIDDEN TESTS'"),
+        (1, ("### BEGIN HIDDEN TESTS", "### BEGIN HIDDEN TEST"), r"keeps the line '### BEGIN HIDDEN TEST'"),
+    ],
+)
+def test_a_misspelt_or_unended_marker_stops_the_release(tmp_path, cell, edit, words):
+    # the answer or the hidden test would ship: nbgrader refuses an unended region too
+    nb = _notebook_with_hidden_tests()
+    nb.cells[cell].source = nb.cells[cell].source.replace(*edit)
+    path = tmp_path / "99_double.ipynb"
+    nbformat.write(nb, path)
+    with pytest.raises(
+        ValueError, match=rf"nothing was written: \S*99_double.ipynb: cell {cell + 1} .*{words}"
+    ):
+        release(tmp_path, tmp_path / "out")
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_solution_region_outside_a_solution_cell_stops_the_release():
+    nb = _notebook_with_hidden_tests()
+    del nb.cells[0].metadata["nbgrader"]
+    with pytest.raises(
+        ValueError, match="cell 1 (.*) keeps the line '### BEGIN SOLUTION'.*not a solution cell"
+    ):
+        release_notebook(nb)

@@ -29,6 +29,7 @@ from .notebook import (
     BEGIN_SOLUTION,
     END_HIDDEN,
     STUB,
+    cell_name,
     nbgrader_meta,
     source_of,
     stub_source,
@@ -41,6 +42,7 @@ SKIPPED = {".ipynb_checkpoints", "__pycache__", ".DS_Store"}
 _HIDDEN = re.compile(
     rf"^[ \t]*{re.escape(BEGIN_HIDDEN)}[^\n]*\n.*?^[ \t]*{re.escape(END_HIDDEN)}[^\n]*(\n|$)", re.M | re.S
 )
+_MARKER_LINE = re.compile(r"^[ \t]*###[ \t]*(BEGIN|END)\b[^\n]*", re.M)  # nbgrader's, or misspelt
 _MARKDOWN_SOLUTION = re.compile(
     rf"^[ \t]*{re.escape(BEGIN_SOLUTION)}[^\n]*\n.*?^[ \t]*### END SOLUTION[^\n]*(\n|$)", re.M | re.S
 )
@@ -90,7 +92,7 @@ def release_notebook(nb: Any) -> tuple[Any, ReleaseSummary]:
     released = copy.deepcopy(nb)
     released.get("metadata", {}).pop("widgets", None)  # the widgets' saved state: what they showed
     summary = ReleaseSummary(name="")
-    for cell in released["cells"]:
+    for position, cell in enumerate(released["cells"]):
         source = source_of(cell)
         if nbgrader_meta(cell).get("solution"):
             summary.stubbed += 1
@@ -98,6 +100,7 @@ def release_notebook(nb: Any) -> tuple[Any, ReleaseSummary]:
         if BEGIN_HIDDEN in source:
             summary.hidden_removed += len(list(_HIDDEN.finditer(source)))
             source = remove_hidden_tests(source).rstrip("\n")
+        _refuse_a_marker_left(position, cell, source)
         cell["source"] = source
         if cell["cell_type"] == "code":
             summary.outputs_cleared += len(cell.get("outputs", []))
@@ -107,16 +110,38 @@ def release_notebook(nb: Any) -> tuple[Any, ReleaseSummary]:
     return released, summary
 
 
+def _refuse_a_marker_left(position: int, cell: Any, released: str) -> None:
+    """ValueError when a marker line is left in a released cell: what it should hide would ship too.
+
+    As nbgrader, which refuses a region with no end and a region in a cell that is not a solution cell.
+    """
+    left = _MARKER_LINE.search(released)
+    if left is None:
+        return
+    if left.group(0).strip() == BEGIN_SOLUTION and not nbgrader_meta(cell).get("solution"):
+        why = "a solution region in a cell that is not a solution cell (nbgrader metadata 'solution')"
+    else:
+        why = "a region without its end marker, or a misspelt marker"
+    raise ValueError(
+        f"{cell_name(position)} keeps the line {left.group(0).strip()!r} after release: {why}; "
+        "the student copy would show what the region hides"
+    )
+
+
 def released_text(source: Path) -> tuple[str, ReleaseSummary]:
     """The student copy of one notebook file, as the text to write, and its summary (nothing written)."""
     import nbformat  # an optional dependency, needed only here
 
     try:
-        released, summary = release_notebook(nbformat.read(source, as_version=4))
-        nbformat.validate(released)
+        nb = nbformat.read(source, as_version=4)
+        nbformat.validate(nb)
     except Exception as error:  # nbformat raises its own JSON and validation errors
         why = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
         raise ValueError(f"release: {source} is not a readable notebook ({why})") from None
+    try:
+        released, summary = release_notebook(nb)
+    except ValueError as error:
+        raise ValueError(f"release: {source}: {error}") from None
     summary.name = source.name
     return nbformat.writes(released) + "\n", summary
 
