@@ -211,3 +211,20 @@ def test_a_solution_region_outside_a_solution_cell_stops_the_release():
         ValueError, match="cell 1 (.*) keeps the line '### BEGIN SOLUTION'.*not a solution cell"
     ):
         release_notebook(nb)
+
+
+def test_a_file_of_hidden_checks_next_to_the_notebooks_stops_the_release(tmp_path, capsys):
+    source = tmp_path / "course"
+    source.mkdir()
+    (source / "03_third.ipynb").write_bytes(CHAPTERS[3].read_bytes())
+    (source / "data.txt").write_text("kept")
+    (source / "my_checks.py").write_text("from varfunc.grading.hidden import hidden_check\n")
+    out = tmp_path / "out"
+    with pytest.raises(
+        ValueError, match=r"my_checks.py holds hidden checks .* would be copied to the students"
+    ):
+        release(source, out)
+    assert not out.exists()
+    (source / "my_checks.py").unlink()
+    assert main(["release", str(source), str(out)]) == 0
+    assert "copied 1 other file(s) as they are: data.txt" in capsys.readouterr().out

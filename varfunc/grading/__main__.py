@@ -8,12 +8,21 @@ from pathlib import Path
 
 
 def _release(args: argparse.Namespace) -> int:
-    from .release import release
+    from .release import folder_files, release
 
-    summaries = release(Path(args.source), Path(args.out))
+    source, out = Path(args.source), Path(args.out)
+    summaries = release(source, out)
     for summary in summaries:
         print(summary)
-    print(f"released {len(summaries)} notebook(s) into {args.out}")
+    print(f"released {len(summaries)} notebook(s) into {out}")
+    if source.is_dir():
+        others = [
+            str(target.relative_to(out))
+            for path, target in folder_files(source, out)
+            if path.suffix != ".ipynb"
+        ]
+        if others:
+            print(f"copied {len(others)} other file(s) as they are: {', '.join(others)}")
     return 0
 
 

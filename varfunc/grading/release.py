@@ -167,6 +167,7 @@ def release(source: Path, out: Path) -> list[ReleaseSummary]:
     if out.resolve() == source.resolve():
         raise ValueError("the release folder must differ from the source folder (it would overwrite it)")
     files = folder_files(source, out)
+    _refuse_hidden_check_files([path for path, _ in files if path.suffix == ".py"])
     notebooks = _released_notebooks([path for path, _ in files if path.suffix == ".ipynb"])
     out.mkdir(parents=True, exist_ok=True)
     for path, target in files:
@@ -192,6 +193,19 @@ def folder_files(source: Path, out: Path) -> list[tuple[Path, Path]]:
         elif path.suffix == ".ipynb" or path.is_file():  # a notebook that is not a file fails when read
             files.append((path, out / path.name))
     return files
+
+
+def _refuse_hidden_check_files(paths: list[Path]) -> None:
+    """ValueError, before any write, when a Python file next to the notebooks holds hidden checks:
+    the folder's other files are copied to the students as they are."""
+    found = [
+        str(path) for path in paths if "hidden_check" in path.read_text(encoding="utf-8", errors="replace")
+    ]
+    if found:
+        raise ValueError(
+            f"release: nothing was written: {', '.join(found)} holds hidden checks (@hidden_check) and "
+            "would be copied to the students; keep it outside the folder you release"
+        )
 
 
 def _released_notebooks(paths: list[Path]) -> dict[Path, tuple[str, ReleaseSummary]]:
