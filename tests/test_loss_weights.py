@@ -95,6 +95,19 @@ def test_an_ignored_row_adds_0_even_where_its_log_probability_is_minus_inf():
     np.testing.assert_array_equal(x.grad, [[0.0, 0.0], [0.0, -1.0]])
 
 
+@pytest.mark.parametrize("reduction", ["none", "sum", "mean"])
+def test_an_ignored_row_of_minus_inf_scores_adds_0_with_label_smoothing_too(reduction):
+    # 'none' once multiplied the smoothing term by 0 for an ignored row: -inf * 0 gave nan
+    x = Variable(np.array([[-np.inf, 1.0, 2.0], [0.5, 0.1, 0.2], [0.3, 0.2, -1.0]]))
+    target = np.array([-100, 2, 0])
+    loss = nn.cross_entropy(x, target, reduction, label_smoothing=0.1)
+    kept = nn.cross_entropy(Variable(x.data[1:]), target[1:], "none", label_smoothing=0.1).data
+    expected = {"none": np.concatenate([[0.0], kept]), "sum": kept.sum(), "mean": kept.mean()}[reduction]
+    np.testing.assert_allclose(loss.data, expected, rtol=1e-12)
+    (loss.sum() if reduction == "none" else loss).backward()
+    assert np.isfinite(x.grad).all() and not x.grad[0].any()
+
+
 def test_weights_keep_float32_and_the_module_forms_pass_them_on():
     x = np.random.default_rng(5).standard_normal((4, 3)).astype(np.float32)
     target, weight = np.array([2, 0, -100, 1]), [1.0, 3.0, 0.5]

@@ -18,6 +18,7 @@ import numpy as np
 
 from ..backend import get_array_module, is_array, to_device
 from ..errors import DTypeError, ShapeError
+from ..methods import cat
 from ..variable import Variable
 from . import functions
 from .functions import REDUCTIONS
@@ -270,11 +271,18 @@ def _uniform_target_loss(log_probs: Variable, nll: functions.NLLLoss, class_weig
     if class_weights is not None:
         log_probs = log_probs * to_device(class_weights.astype(log_probs.dtype), log_probs.device)
     per_row = -log_probs.sum(1)
+    if nll.ignored is None:
+        kept = per_row
+    else:  # indexed, not multiplied by 0: a row of -inf scores would give nan (inf * 0), even ignored
+        xp = get_array_module(nll.ignored)
+        kept = per_row[xp.flatnonzero(~nll.ignored)]
     if nll.reduction == "none":
-        return per_row if nll.ignored is None else per_row * ~nll.ignored
-    if nll.ignored is not None:  # indexed, not multiplied by 0: an ignored row's gradient is 0, never nan
-        per_row = per_row[get_array_module(nll.ignored).flatnonzero(~nll.ignored)]
-    return per_row.sum() if nll.reduction == "sum" else per_row.sum() / nll.kept_weight()
+        if nll.ignored is None:
+            return per_row
+        # each kept row from its place in kept, each ignored one from a 0 put after them
+        places = xp.where(nll.ignored, len(kept), xp.cumsum(~nll.ignored) - 1)
+        return cat([kept, Variable(xp.zeros(1, dtype=kept.dtype), requires_grad=False)])[places]
+    return kept.sum() if nll.reduction == "sum" else kept.sum() / nll.kept_weight()
 
 
 def classes_from_scores(scores: np.ndarray) -> np.ndarray:
