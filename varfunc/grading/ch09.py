@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from .. import backend
-from .core import SECRET, CheckFailed, exercise, expect_close, expect_equal, require
+from .core import NOT_SOLVED, SECRET, CheckFailed, exercise, expect_close, expect_equal, require
 
 # --- ch09.grad_device -------------------------------------------------------------------------------
 
@@ -36,7 +36,7 @@ def check_grad_device(ns: dict) -> None:
     if unfilled:  # the template's values, still ...
         keys = ", ".join(repr(key) for key in unfilled)
         raise CheckFailed(
-            "not solved yet",
+            NOT_SOLVED,
             hint=f'fill in the values: replace the ... of {keys} in predicted with "cpu", "cuda:0", '
             "True or False",
         )

@@ -11,7 +11,7 @@ import numpy as np
 from ..function import Function
 from ..variable import Variable
 from ..viz import ORDERINGS, compare_orders, naive_recursive_backward
-from .core import SECRET, CheckFailed, exercise, expect_equal, parts, require
+from .core import NOT_SOLVED, SECRET, CheckFailed, exercise, expect_equal, parts, require
 
 
 def _holds_ellipsis(value: Any) -> bool:
@@ -47,7 +47,7 @@ def check_predict_modern(ns: dict) -> None:
     predicted = ns["predicted_next"]
     if _holds_ellipsis(predicted):  # the template, not filled in yet
         raise CheckFailed(
-            "not solved yet",
+            NOT_SOLVED,
             hint="fill in predicted_next: replace the ... with one entry per grad_fn of q, "
             '"NameBackward0": [(next name or None, output_nr), ...]',
         )

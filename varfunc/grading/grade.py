@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import __version__
-from .core import REGISTRY, Exercise
+from .core import NOT_SOLVED, REGISTRY, STUB_MESSAGE, Exercise
 from .execute import CellRun, execute, grading_workdir, verdict_of
 from .hidden import runner_source
 from .notebook import cell_index, cell_name, nbgrader_meta, notebook_chapter, read_notebook, source_of
@@ -338,7 +338,7 @@ def _checked(ex: Exercise, plan: Plan, runs: list[CellRun], options: GradeOption
     if verdict["passed"]:
         return _entry(ex, "passed", "all checks passed")
     details = {k: verdict.get(k) for k in ("case", "expected", "got", "hint")}
-    if verdict["case"] == "not solved yet":
+    if verdict["case"] == NOT_SOLVED and (solution.status == "ok" or _is_the_stub(solution)):
         return _entry(ex, "not_solved", "not solved yet: the exercise still raises NotImplementedError")
     if solution.status == "timeout":
         return _entry(ex, "timeout", f"your exercise cell ran past the time limit ({limit})", **details)
@@ -350,6 +350,12 @@ def _checked(ex: Exercise, plan: Plan, runs: list[CellRun], options: GradeOption
         return _entry(ex, "not_checked", verdict["case"], hint=verdict.get("hint"))
     status = "error" if verdict["case"].endswith("raised an error") else "failed"
     return _entry(ex, status, verdict["case"], **details)
+
+
+def _is_the_stub(run: CellRun) -> bool:
+    """True when the exercise cell stopped at the stub: its names were never defined, as a prediction
+    check finds (a cell that raised anything else, or timed out, is reported as such)."""
+    return run.status == "error" and run.ename == "NotImplementedError" and run.evalue in ("", STUB_MESSAGE)
 
 
 def _earlier_failure(ex: Exercise, plan: Plan, runs: list[CellRun]) -> str:

@@ -1,0 +1,41 @@
+"""Grading a prediction exercise (chapter 02's predict_grad, in a fresh kernel): a cell that stops at
+the stub is "not solved yet", but one that raised something else or ran too long before defining its
+answers is reported as what happened."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+nbformat = pytest.importorskip("nbformat")
+pytest.importorskip("nbclient")
+pytest.importorskip("ipykernel")
+
+from varfunc.grading.grade import GradeOptions, grade_submission  # noqa: E402
+from varfunc.grading.notebook import STUB, nbgrader_meta  # noqa: E402
+
+pytestmark = pytest.mark.slow  # starts Jupyter kernels
+
+SOURCE = Path(__file__).resolve().parents[1] / "notebooks" / "02_variables_and_leaves.ipynb"
+OPTIONS = GradeOptions(cell_timeout=4, notebook_timeout=120)
+
+
+@pytest.mark.parametrize(
+    "cell, status, reason",
+    [
+        (STUB, "not_solved", "not solved yet: the exercise still raises NotImplementedError"),
+        ("1 / 0\npredicted_a_grad = [3.5, 4.5]\n", "error", "your exercise cell raised ZeroDivisionError"),
+        ("while True:\n    pass\n", "timeout", "your exercise cell ran past the time limit (4 s)"),
+    ],
+    ids=["stub", "raised", "endless"],
+)
+def test_a_prediction_cell_that_failed_is_reported_as_what_happened(tmp_path, cell, status, reason):
+    nb = nbformat.read(SOURCE, as_version=4)
+    exercise = next(c for c in nb.cells if nbgrader_meta(c).get("grade_id") == "ch02_predict_grad")
+    exercise.source = cell
+    path = tmp_path / SOURCE.name
+    nbformat.write(nb, path)
+    entry = next(e for e in grade_submission(path, OPTIONS)["exercises"] if e["id"] == "ch02.predict_grad")
+    assert (entry["status"], entry["points"]) == (status, 0)
+    assert entry["reason"].startswith(reason), entry
