@@ -93,6 +93,35 @@ def one_hot(labels, num_classes):
 """,
         ),
         (
+            "np.eye indexed by the labels, then moved with xp.asarray (CuPy refuses a GPU index)",
+            """
+def one_hot(labels, num_classes):
+    xp = get_array_module(labels)
+    return xp.asarray(np.eye(num_classes, dtype=np.float32)[labels])
+""",
+        ),
+        (
+            "np.asarray(labels) first (CuPy refuses the implicit copy to the CPU)",
+            """
+def one_hot(labels, num_classes):
+    xp = get_array_module(labels)
+    cpu_labels = np.asarray(labels)
+    out = np.zeros((len(cpu_labels), num_classes), dtype=np.float32)
+    out[np.arange(len(cpu_labels)), cpu_labels] = 1
+    return xp.asarray(out)
+""",
+        ),
+        (
+            "np.zeros written at the GPU labels, then moved with xp.asarray",
+            """
+def one_hot(labels, num_classes):
+    xp = get_array_module(labels)
+    out = np.zeros((labels.shape[0], num_classes), dtype=np.float32)
+    out[np.arange(labels.shape[0]), labels] = 1
+    return xp.asarray(out)
+""",
+        ),
+        (
             "transposed: one column per label",
             """
 def one_hot(labels, num_classes):

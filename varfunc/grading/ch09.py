@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import contextlib
-from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
 
-from .. import backend
 from .core import NOT_SOLVED, SECRET, CheckFailed, exercise, expect_close, expect_equal, require
+from .fake_gpu import IMPLICIT_CONVERSION, MIXED_DEVICES, FakeGpuArray, fake_gpu
 
 # --- ch09.grad_device -------------------------------------------------------------------------------
 
@@ -55,68 +53,6 @@ def check_grad_device(ns: dict) -> None:
 # --- ch09.one_hot ------------------------------------------------------------------------------------
 
 
-_MIXED_DEVICES_HINT = (
-    "a GPU array cannot be combined with a NumPy array, which lives on the CPU: make every array "
-    "with the labels' array module, xp = get_array_module(labels)"
-)
-
-
-def _on_fake_gpu(value: Any) -> Any:
-    return value.view(_FakeGpuArray) if isinstance(value, np.ndarray) else value
-
-
-class _FakeGpuArray(np.ndarray):
-    """A NumPy array that get_array_module takes for a CuPy array (its type's module says cupy).
-
-    Like CuPy, its ufuncs (+, ==, np.exp, ...) refuse plain NumPy arrays with a TypeError; NumPy
-    scalars and Python numbers are allowed (NumPy hands a scalar over as a 0-d array, so 0-d arrays
-    pass too). Otherwise they compute as NumPy does.
-    """
-
-    def __array_ufunc__(self, ufunc: np.ufunc, method: str, *inputs: Any, **kwargs: Any) -> Any:
-        outs = kwargs.get("out") or ()
-        for operand in (*inputs, *outs):
-            if type(operand) is np.ndarray and operand.ndim > 0:
-                raise TypeError(f"Unsupported type {np.ndarray} ({_MIXED_DEVICES_HINT})")
-        inputs = tuple(x.view(np.ndarray) if isinstance(x, _FakeGpuArray) else x for x in inputs)
-        if outs:
-            kwargs["out"] = tuple(x.view(np.ndarray) if isinstance(x, np.ndarray) else x for x in outs)
-        result = getattr(ufunc, method)(*inputs, **kwargs)
-        if outs and all(isinstance(x, np.ndarray) for x in outs):
-            return outs[0] if len(outs) == 1 else outs
-        if isinstance(result, tuple):
-            return tuple(_on_fake_gpu(r) for r in result)
-        return _on_fake_gpu(result)
-
-
-_FakeGpuArray.__module__ = "cupy._fake_for_grading"
-
-
-class _FakeCupy:
-    """NumPy, with every array it returns viewed as a _FakeGpuArray: a stand-in GPU array module."""
-
-    def __getattr__(self, name: str) -> Any:
-        attribute = getattr(np, name)
-        if not callable(attribute) or isinstance(attribute, (type, np.ufunc)):
-            return attribute  # a ufunc on a _FakeGpuArray returns one (and keeps .outer, .reduce, ...)
-
-        def on_fake_gpu(*args: Any, **kwargs: Any) -> Any:
-            return _on_fake_gpu(attribute(*args, **kwargs))
-
-        return on_fake_gpu
-
-
-@contextlib.contextmanager
-def _fake_gpu() -> Iterator[None]:
-    """Make get_array_module answer the fake module for _FakeGpuArray inputs, for one check."""
-    saved = backend._cupy
-    backend._cupy = _FakeCupy()
-    try:
-        yield
-    finally:
-        backend._cupy = saved
-
-
 _ONE_HOT_HINT = (
     "row i holds a single 1, in column labels[i], and zeros elsewhere; make the arrays with "
     "xp = get_array_module(labels), in float32"
@@ -142,20 +78,21 @@ def check_one_hot(ns: dict) -> None:
     _one_hot_case(one_hot, "one_hot([2, 0, 1], 3)", [2, 0, 1], 3)
     _one_hot_case(one_hot, "one_hot([1, 1], 4) (repeated labels, unused classes)", [1, 1], 4)
     _one_hot_case(one_hot, "one_hot([], 3) (no labels)", [], 3)
-    labels = np.array([0, 2, 2, 1]).view(_FakeGpuArray)
+    labels = FakeGpuArray(np.array([0, 2, 2, 1]))
     try:
-        with _fake_gpu():
+        with fake_gpu():
             got = one_hot(labels, 3)
     except TypeError as error:
-        if not str(error).startswith("Unsupported type"):
+        if not str(error).startswith((MIXED_DEVICES, IMPLICIT_CONVERSION)):
             raise
         raise CheckFailed(
-            "labels on a (simulated) GPU: your code mixed a NumPy array into a GPU operation",
+            "labels on a (simulated) GPU: your code mixed a NumPy array with the GPU's",
             "arrays of the labels' array module (cupy) only",
             f"TypeError: {error}",
-            "create arrays with xp = get_array_module(labels), not with np directly",
+            "a GPU array cannot meet or become a NumPy array (np.asarray, np.eye(k)[labels], ...): "
+            "create every array with xp = get_array_module(labels)",
         ) from None
-    if not isinstance(got, _FakeGpuArray):
+    if not isinstance(got, FakeGpuArray):
         raise CheckFailed(
             "labels on a (simulated) GPU: the result must be on the same device",
             "an array of the labels' array module (cupy)",
@@ -163,4 +100,4 @@ def check_one_hot(ns: dict) -> None:
             "create arrays with xp = get_array_module(labels), not with np directly",
         )
     expected = np.eye(3, dtype=np.float32)[[0, 2, 2, 1]]
-    expect_close("labels on a (simulated) GPU: the values", np.asarray(got), expected, _ONE_HOT_HINT)
+    expect_close("labels on a (simulated) GPU: the values", got.get(), expected, _ONE_HOT_HINT)

@@ -1,0 +1,120 @@
+"""A stand-in for CuPy, for checking device-agnostic code on a machine without a GPU.
+
+``FakeGpuArray`` holds a NumPy array and refuses what a CuPy array refuses: to become a NumPy array
+implicitly (``np.asarray(x)``, indexing a NumPy array with it) and to meet a NumPy array in a ufunc
+(``x == np.arange(3)``). Python numbers and NumPy scalars mix freely, NumPy arrays may be written
+into it or index it (CuPy copies those to the GPU), and ``.get()`` gives the NumPy array, as in CuPy.
+Inside ``fake_gpu()``, ``get_array_module`` answers a NumPy whose arrays are FakeGpuArrays.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator
+from typing import Any
+
+import numpy as np
+from numpy.lib.mixins import NDArrayOperatorsMixin
+
+from .. import backend
+
+MIXED_DEVICES = "Unsupported type"  # how CuPy's TypeErrors start, for a NumPy operand and ...
+IMPLICIT_CONVERSION = "Implicit conversion to a NumPy array is not allowed"  # ... for np.asarray(x)
+
+
+def on_fake_gpu(value: Any) -> Any:
+    """value with every NumPy array in it (a tuple's too) put on the fake GPU."""
+    if isinstance(value, tuple):
+        return tuple(on_fake_gpu(v) for v in value)
+    return FakeGpuArray(value) if isinstance(value, np.ndarray) else value
+
+
+def _on_cpu(value: Any, refuse_numpy: bool) -> Any:
+    """value with every FakeGpuArray in it (a tuple's or list's too) as its NumPy array."""
+    if isinstance(value, (tuple, list)):
+        return type(value)(_on_cpu(v, refuse_numpy) for v in value)
+    if isinstance(value, FakeGpuArray):
+        return value._array
+    if refuse_numpy and type(value) is np.ndarray and value.ndim > 0:
+        raise TypeError(f"{MIXED_DEVICES} {np.ndarray}: a GPU array cannot be combined with a NumPy array")
+    return value
+
+
+class FakeGpuArray(NDArrayOperatorsMixin):
+    """A NumPy array that the kit's backend takes for a CuPy array on cuda:0 (see the module's doc)."""
+
+    def __init__(self, array: np.ndarray) -> None:
+        self._array = array
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+        raise TypeError(f"{IMPLICIT_CONVERSION}. Please use `.get()` to construct a NumPy array explicitly.")
+
+    def __array_ufunc__(self, ufunc: np.ufunc, method: str, *inputs: Any, **kwargs: Any) -> Any:
+        inputs = _on_cpu(inputs, refuse_numpy=True)
+        if "out" in kwargs:
+            kwargs["out"] = _on_cpu(kwargs["out"], refuse_numpy=True)
+        return on_fake_gpu(getattr(ufunc, method)(*inputs, **kwargs))
+
+    def __array_function__(self, func: Any, types: Any, args: tuple, kwargs: dict) -> Any:
+        return on_fake_gpu(func(*_on_cpu(args, refuse_numpy=True), **kwargs))
+
+    def __getitem__(self, key: Any) -> Any:
+        return on_fake_gpu(self._array[_on_cpu(key, refuse_numpy=False)])
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        self._array[_on_cpu(key, refuse_numpy=False)] = _on_cpu(value, refuse_numpy=False)
+
+    def __getattr__(self, name: str) -> Any:  # shape, dtype, astype, max, ...: NumPy's, results on the GPU
+        # _array: not set yet (a copy being made); __array_interface__ and the like would hand
+        # NumPy the array without asking __array__
+        if name == "_array" or name.startswith("__"):
+            raise AttributeError(name)
+        attribute = getattr(self._array, name)
+        if not callable(attribute):
+            return on_fake_gpu(attribute)
+        return lambda *args, **kwargs: on_fake_gpu(attribute(*_on_cpu(args, False), **kwargs))
+
+    def __len__(self) -> int:
+        return len(self._array)
+
+    def __int__(self) -> int:
+        return int(self._array)
+
+    def __float__(self) -> float:
+        return float(self._array)
+
+    def __bool__(self) -> bool:
+        return bool(self._array)
+
+    def __repr__(self) -> str:
+        return f"array({self._array.tolist()!r}, dtype={self._array.dtype}) on the (simulated) GPU"
+
+    def get(self) -> np.ndarray:
+        """The array, copied to the CPU (CuPy's way out)."""
+        return self._array.copy()
+
+
+FakeGpuArray.__module__ = "cupy._fake_for_grading"  # what the backend's CuPy test looks at
+FakeGpuArray.device = type("Device", (), {"id": 0})()
+
+
+class _FakeCupy:
+    """NumPy, with every array its functions return put on the fake GPU."""
+
+    def __getattr__(self, name: str) -> Any:
+        attribute = getattr(np, name)
+        if not callable(attribute) or isinstance(attribute, (type, np.ufunc)):
+            return attribute  # dtypes; a ufunc on a FakeGpuArray returns one
+        # xp.asarray(a NumPy array) is CuPy's way in: its functions take NumPy arrays
+        return lambda *args, **kwargs: on_fake_gpu(attribute(*_on_cpu(args, False), **kwargs))
+
+
+@contextlib.contextmanager
+def fake_gpu() -> Iterator[None]:
+    """Make get_array_module answer the fake CuPy for FakeGpuArray inputs, for one check."""
+    saved = backend._cupy
+    backend._cupy = _FakeCupy()
+    try:
+        yield
+    finally:
+        backend._cupy = saved
