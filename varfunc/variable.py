@@ -114,7 +114,7 @@ class Variable(VariableMethods, VariableOperators, ModernVariableNames):
         """Add grad into .grad; the first one becomes .grad (the engine hands over arrays it owns)."""
         if self._grad is None and getattr(grad, "shape", None) == self._data.shape:
             if type(grad) is type(self._data) and grad.dtype == self._data.dtype:
-                self._grad = grad  # kept, not copied: a 784 x 512 weight's gradient is a 1.6 MB copy
+                self._grad = grad  # kept, not copied: a 784 x 512 float32 weight's is 1.6 MB
             else:  # a NumPy scalar, another dtype or another device: converted, a new array anyway
                 self._grad = get_array_module(self._data).array(grad, dtype=self._data.dtype)
             return

@@ -105,8 +105,9 @@ class Optimizer:
         A parameter no backward has reached (its gradient is None, or was set to None) is skipped,
         as torch.optim skips it: a zero gradient would still move it through weight decay,
         momentum or Adam's running averages. (Reading ``.grad`` first makes it zeros, as v0.1.3's
-        were, and the step then counts them.) A frozen one (requires_grad False) is skipped too, as
-        in torch.optim: freeze layers before or after making the optimizer, unfreeze them later.
+        were, and the step then counts them.) A frozen one (requires_grad False) is skipped too, where
+        torch.optim steps any parameter with a .grad: freeze layers before or after making the
+        optimizer, unfreeze them later (docs/differences.md, row 47).
         """
         return [p for p in params if p.requires_grad and p._grad is not None]
 

@@ -57,9 +57,7 @@ class SGD(Optimizer):
                 if momentum != 0:
                     state = self.state.setdefault(param, {})
                     buf = state.get("momentum_buffer")
-                    if buf is None:
-                        # xp.array, not grad.astype: on 0-d arrays `grad + wd * p` is a NumPy scalar,
-                        # and the in-place updates below would rebind a scalar, not change the buffer
+                    if buf is None:  # an array of its own (for a 0-d p, grad may be a NumPy scalar)
                         xp = get_array_module(param.data)
                         buf = state["momentum_buffer"] = xp.array(grad, dtype=param.dtype)
                     else:
