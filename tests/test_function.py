@@ -255,7 +255,9 @@ class ReturnsList(Function):
 
 
 def test_backward_returning_a_variable_or_a_list_is_a_clear_error():
-    with pytest.raises(vf.ShapeError, match=r"returned a Variable, not an array .*\.data"):
+    with pytest.raises(
+        vf.ShapeError, match=r"returned a Variable, not an array, for input 0, .*its array, \.data"
+    ):
         ReturnsVariable()(Variable(np.ones(2))).sum().backward()
     with pytest.raises(vf.VarfuncError, match="it returned a list: return a tuple"):
         ReturnsList()(Variable(np.ones(2)), Variable(np.ones(2))).sum().backward()
@@ -265,6 +267,40 @@ def test_backward_returning_a_variable_or_a_list_is_a_clear_error():
         (x * 3).sum().backward()
     with pytest.raises(vf.VarfuncError, match="must be callable, got 5"):
         x.register_hook("h2", 5)
+
+
+class OneGradient(vf.Function):
+    """backward returns what the test puts in self.answer, for a (2, 3) input and a (3,) one."""
+
+    def forward(self, a, b):
+        return a + b
+
+    def backward(self, g):
+        return self.answer(g)
+
+
+@pytest.mark.parametrize(
+    "answer, words",
+    [
+        (
+            lambda g: (None, g.sum(0)),
+            r"None for input 0, .*; compute it \(None is for inputs whose needs_input",
+        ),
+        (lambda g: (g, g), r"shape \(2, 3\) for input 1, .*; sum it over the dimensions forward broadcast"),
+        (lambda g: (g.T, g.sum(0)), r"shape \(3, 2\) for input 0, .*each other's transpose; .* \.T"),
+        (
+            lambda g: (g[:1], g.sum(0)),
+            r"shape \(1, 3\) for input 0, .*; return an array of the input's shape",
+        ),
+        (lambda g: ([[0.0] * 3] * 2, g.sum(0)), r"a list, not an array, for input 0, .*; return an array$"),
+    ],
+    ids=["None", "broadcast", "transposed", "other shape", "list"],
+)
+def test_a_wrong_gradient_from_backward_is_told_what_to_do_about_it(answer, words):
+    fn = OneGradient()
+    fn.answer = answer
+    with pytest.raises(vf.ShapeError, match=r"OneGradient\(\)\.backward returned (a gradient of )?" + words):
+        fn(Variable(np.ones((2, 3))), Variable(np.ones(3))).sum().backward()
 
 
 @pytest.mark.parametrize("on", ["leaf", "function"])

@@ -326,21 +326,31 @@ class Function(FunctionHooks, DirtyInputs, ModernFunctionNames):
         for index, (grad, needed, shape, dtype) in enumerate(checks):
             if not needed:
                 continue
-            if grad is None:
-                problem = "None"
-            elif not (is_array(grad) or isinstance(grad, np.generic)):
-                problem = f"a {type(grad).__name__}, not an array (a Variable's array is its .data)"
-            elif grad.shape != shape:
-                problem = f"a gradient of shape {grad.shape}"
-            else:
+            if (is_array(grad) or isinstance(grad, np.generic)) and grad.shape == shape:
                 fixed[index] = grad if grad.dtype == dtype else grad.astype(dtype)
                 continue
-            raise ShapeError(
-                f"{self!r}.backward returned {problem} for input {index}, which has shape {shape} "
-                "and requires grad; return an array of the input's shape (sum a broadcast "
-                "gradient over the broadcast dimensions)"
-            )
+            raise ShapeError(f"{self!r}.backward returned {self._grad_problem(index, grad, shape)}")
         return tuple(fixed)
+
+    @staticmethod
+    def _grad_problem(index: int, grad: Any, shape: tuple) -> str:
+        """What is wrong with the gradient returned for input index (of shape), and what to do."""
+        needed = f"for input {index}, which has shape {shape} and requires grad"
+        if grad is None:
+            return f"None {needed}; compute it (None is for inputs whose needs_input_grad is False)"
+        if not (is_array(grad) or isinstance(grad, np.generic)):
+            fix = "return its array, .data" if type(grad).__name__ == "Variable" else "return an array"
+            return f"a {type(grad).__name__}, not an array, {needed}; {fix}"
+        problem = f"a gradient of shape {grad.shape} {needed}"
+        try:
+            broadcast = np.broadcast_shapes(shape, grad.shape) == grad.shape
+        except ValueError:
+            broadcast = False
+        if broadcast:
+            return f"{problem}; sum it over the dimensions forward broadcast (sum_to_shape(grad, {shape}))"
+        if len(shape) > 1 and grad.shape == shape[::-1]:
+            return f"{problem}: the shapes are each other's transpose; look for a missing or an extra .T"
+        return f"{problem}; return an array of the input's shape"
 
     def extra_repr(self) -> str:
         """The op's settings, shown inside its repr (e.g. the constant of MulConstant)."""
