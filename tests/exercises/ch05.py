@@ -209,6 +209,34 @@ class MyMatmul(Function):
         return grad_a, grad_b
 """
 
+SIGMOID_FLOAT32 = """
+class MySigmoid(Function):
+    def forward(self, a):
+        y = (1 / (1 + np.exp(-a))).astype(np.float32)  # PyTorch's default type, but not a's
+        self.save_for_backward(y)
+        return y
+
+    def backward(self, grad_output):
+        (y,) = self.saved_tensors
+        return grad_output * y * (1 - y)
+"""
+
+MATMUL_ONLY_THE_NEEDED = """
+class MyMatmul(Function):
+    def forward(self, a, b):
+        self.save_for_backward(a, b)
+        return a @ b
+
+    def backward(self, grad_output):
+        a, b = self.saved_tensors
+        grads = []
+        if self.needs_input_grad[0]:
+            grads.append(grad_output @ b.T)
+        if self.needs_input_grad[1]:
+            grads.append(a.T @ grad_output)
+        return tuple(grads)  # only the needed ones: no None in their place
+"""
+
 MATMUL_ALWAYS_BOTH = """
 class MyMatmul(Function):
     def forward(self, a, b):
@@ -229,6 +257,7 @@ WRONG_ANSWERS = {
         ("saves the input and recomputes the sigmoid in backward", SIGMOID_SAVES_INPUT_RECOMPUTES),
         ("saves y, but recomputes the sigmoid from self.a in backward", SIGMOID_RECOMPUTES_FROM_AN_ATTRIBUTE),
         ("backward forgets to multiply by grad_output", SIGMOID_FORGETS_GRAD_OUTPUT),
+        ("forward casts to float32", SIGMOID_FLOAT32),
     ],
     "ch05.broadcast": [
         (
@@ -248,6 +277,7 @@ WRONG_ANSWERS = {
         ("grad_b transposed", MATMUL_GRAD_B_TRANSPOSED),
         ("operands in the wrong order (right only for symmetric cases)", MATMUL_SQUARE_ONLY),
         ("ignores needs_input_grad", MATMUL_ALWAYS_BOTH),
+        ("returns only the needed gradients, no None", MATMUL_ONLY_THE_NEEDED),
     ],
 }
 

@@ -34,6 +34,12 @@ def check_sigmoid(ns: dict) -> None:
     a = np.array([-3.0, -0.5, 0.0, 2.5])
     y = MySigmoid()(Variable(a))
     expect_close("forward of [-3, -0.5, 0, 2.5]", y, 1 / (1 + np.exp(-a)), "sigmoid(a) = 1 / (1 + exp(-a))")
+    expect_equal(
+        "dtype of forward's result for float64 input",
+        str(y.dtype),
+        "float64",
+        "keep the input's dtype (gradcheck needs float64): no float32 constants or casts in forward",
+    )
     saved = y.creator.saved_tensors
     expect_equal("number of saved tensors", len(saved), 1, "save exactly one array: the output")
     expect_close(
@@ -84,9 +90,8 @@ class _CalledTheKitsSum(Exception):
 
 
 def _refuse(grad: Any, shape: Any) -> Any:
-    raise _CalledTheKitsSum(
-        "the package's sum_to_shape is switched off during this check: write the sum yourself"
-    )
+    code = sys._getframe(1).f_code  # the caller: my_sum_to_shape, or BroadcastMul.backward
+    raise _CalledTheKitsSum(getattr(code, "co_qualname", code.co_name))
 
 
 @contextmanager
@@ -124,12 +129,15 @@ def check_broadcast(ns: dict) -> None:
     try:
         with _without_sum_to_shape(ns):
             _check_broadcast(ns["my_sum_to_shape"], ns["BroadcastMul"])
-    except _CalledTheKitsSum:
+    except _CalledTheKitsSum as call:
+        caller = str(call)
         raise CheckFailed(
-            "your code called the package's sum_to_shape",
+            f"{caller} called the package's sum_to_shape",
             "your own sum over the dims",
             "a call to sum_to_shape",
-            "write the sum yourself in my_sum_to_shape: grad.sum(axis=..., keepdims=...)",
+            "write the sum yourself in my_sum_to_shape: grad.sum(axis=..., keepdims=...)"
+            if caller == "my_sum_to_shape"
+            else f"call your my_sum_to_shape in {caller}, not the package's sum_to_shape",
         ) from None
 
 
@@ -191,6 +199,13 @@ def check_matmul(ns: dict) -> None:
         fn = MyMatmul()
         out = fn(Variable(a, requires_grad=needs_a), Variable(b, requires_grad=needs_b))
         grads = fn.backward(np.ones(out.shape))
+        if not isinstance(grads, tuple) or len(grads) != 2:
+            raise CheckFailed(
+                f"backward called directly, with only input {0 if needs_a else 1} requiring grad",
+                "a tuple of two gradients (grad_a, grad_b)",
+                repr(grads) if not isinstance(grads, tuple) else f"a tuple of {len(grads)}",
+                "return one gradient per input, None for the input that does not need one",
+            )
         for index, needed in enumerate((needs_a, needs_b)):
             if not needed:
                 expect_equal(
