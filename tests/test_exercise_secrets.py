@@ -16,6 +16,11 @@ from varfunc.grading.core import RAISED, SECRET, STUB_MESSAGE, CheckFailed, expe
         ("ch02.predict_grad", {"predicted_a_grad": [0.0, 0.0], "predicted_b_grad": None}, "3.5"),
         ("ch02.predict_grad", {"predicted_a_grad": None, "predicted_b_grad": None}, "3.5"),
         (
+            "ch02.predict_grad",
+            {"predicted_a_grad": [3.5, 4.5], "predicted_b_grad": [0, 0]},
+            "does not require",
+        ),
+        (
             "ch06.accumulate",
             {"grad_after_one": [0.0] * 3, "grad_after_two": [0.0] * 3, "grad_after_reset": [0.0] * 3},
             "-4",
@@ -81,3 +86,15 @@ def test_the_stubs_not_implemented_error_is_not_solved_yet(message):
 
     verdict = evaluate("ch02.describe", {"describe": describe})
     assert verdict.case == "not solved yet" and "replace `raise NotImplementedError()`" in verdict.hint
+
+
+@pytest.mark.parametrize(
+    "exercise, name", [("ch02.predict_grad", "predicted_a_grad"), ("ch06.accumulate", "grad_after_one")]
+)
+def test_a_prediction_in_the_wrong_form_is_told_the_form(exercise, name):
+    namespace = {n: [0.0] * 3 for n in ("grad_after_one", "grad_after_two", "grad_after_reset")}
+    namespace.update({"predicted_a_grad": [0.0, 0.0], "predicted_b_grad": None, name: "3.5, 4.5"})
+    verdict = evaluate(exercise, namespace)
+    assert (verdict.case, verdict.expected, verdict.got) == (name, "a list of numbers", "3.5, 4.5"), str(
+        verdict
+    )

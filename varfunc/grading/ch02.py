@@ -8,7 +8,7 @@ import numpy as np
 
 from ..leaf import Leaf
 from ..variable import Variable
-from .core import SECRET, CheckFailed, exercise, expect_close, expect_equal, require
+from .core import SECRET, CheckFailed, as_numbers, exercise, expect_close, expect_equal, require
 
 
 def _param_cases() -> list[tuple[str, Any, np.dtype, np.ndarray]]:
@@ -119,7 +119,7 @@ def check_predict_grad(ns: dict) -> None:
         raise CheckFailed("a.grad", SECRET, None, "a holds floats, so it requires grad and has a .grad")
     expect_close(
         "a.grad after the two backward calls",
-        np.asarray(predicted_a, dtype=float),
+        as_numbers("predicted_a_grad", predicted_a),
         a_grad,
         "each backward call adds into .grad; it does not replace it",
         secret=True,
@@ -127,7 +127,7 @@ def check_predict_grad(ns: dict) -> None:
     if b_grad is None and predicted_b is not None:
         raise CheckFailed(
             "b.grad",
-            None,
-            np.asarray(predicted_b),
-            "b holds integers: it does not require grad, and .grad is only made for Variables that do",
+            SECRET,
+            predicted_b,
+            "what dtype does b hold, and does a Variable of that dtype require grad?",
         )

@@ -8,7 +8,7 @@ import numpy as np
 
 from ..errors import VarfuncError
 from ..variable import Variable
-from .core import SECRET, CheckFailed, exercise, expect_close, expect_equal, require
+from .core import SECRET, CheckFailed, as_numbers, exercise, expect_close, expect_equal, require
 
 # The snippets of the in-place exercise: the notebook prints them from here, and the check runs them.
 INPLACE_SNIPPETS = {
@@ -55,7 +55,7 @@ def check_accumulate(ns: dict) -> None:
     }
     require(ns, *truth)
     for name, expected in truth.items():
-        expect_close(name, np.asarray(ns[name], dtype=float), expected, hints[name], secret=True)
+        expect_close(name, as_numbers(name, ns[name]), expected, hints[name], secret=True)
 
 
 @exercise(

@@ -266,6 +266,16 @@ def expect_equal(case: str, got: Any, expected: Any, hint: str = "", secret: boo
         raise CheckFailed(case, SECRET if secret else expected, got, hint)
 
 
+def as_numbers(name: str, value: Any) -> np.ndarray:
+    """A predicted list of numbers as a float array; CheckFailed saying the format when it is not one."""
+    try:
+        return np.asarray(value, dtype=float)
+    except (TypeError, ValueError):
+        raise CheckFailed(
+            name, "a list of numbers", value, "write the numbers as a list: [1.0, 2.0]"
+        ) from None
+
+
 def _same(got: Any, expected: Any) -> bool:
     """got == expected as one yes or no: an array's elementwise answer (an array where None or a
     list was expected) is a wrong answer to show, not an error of the student's code."""
