@@ -185,3 +185,25 @@ def test_load_state_dict_refuses_an_adam_step_that_is_not_a_count(step):
     state["state"][0]["step"] = step
     with pytest.raises(DTypeError, match="'step' of parameter 0 must be a whole number >= 0"):
         optimizer.load_state_dict(state)
+
+
+@pytest.mark.parametrize(
+    "make, words",
+    [
+        (lambda ps: optim.SGD(ps, lr="0.1"), "SGD: lr must be a number, got '0.1'"),
+        (lambda ps: optim.SGD(ps, lr=0.1, momentum=None), "SGD: momentum must be a number, got None"),
+        (lambda ps: optim.Adam(ps, lr=None), "Adam: lr must be a number, got None"),
+        (lambda ps: optim.Adam(ps, eps=True), "Adam: eps must be a number, got True"),
+    ],
+)
+def test_a_setting_that_is_not_a_number_is_named(make, words):
+    # a comparison with 0 raised a bare TypeError that named neither the optimizer nor the setting
+    with pytest.raises(DTypeError, match=words):
+        make(make_params())
+
+
+def test_adam_refuses_a_beta_that_is_not_a_number():
+    with pytest.raises(
+        ValueError, match=r"Adam: invalid beta at index 1: '0.9' \(must be a number in \[0, 1\)\)"
+    ):
+        optim.Adam(make_params(), betas=(0.9, "0.9"))

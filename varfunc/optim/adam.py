@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import numbers
 from collections.abc import Iterable
 
 from ..backend import get_array_module
@@ -19,6 +20,7 @@ class Adam(Optimizer):
     p = p - lr / (1 - beta1**t) * m / (sqrt(v_hat) / sqrt(1 - beta2**t) + eps)
     """
 
+    number_settings = ("lr", "eps", "weight_decay")
     state_buffers = ("exp_avg", "exp_avg_sq", "max_exp_avg_sq")
     state_counters = ("step",)
 
@@ -44,8 +46,10 @@ class Adam(Optimizer):
             raise ValueError(f"Adam: betas must be a pair (beta1, beta2), got {betas!r}")
         group["betas"] = tuple(betas)
         for index, beta in enumerate(betas):
-            if not 0.0 <= beta < 1.0:
-                raise ValueError(f"Adam: invalid beta at index {index}: {beta} (must be in [0, 1))")
+            if isinstance(beta, bool) or not isinstance(beta, numbers.Real) or not 0.0 <= beta < 1.0:
+                raise ValueError(
+                    f"Adam: invalid beta at index {index}: {beta!r} (must be a number in [0, 1))"
+                )
         if group["weight_decay"] < 0:
             raise ValueError(f"Adam: invalid weight_decay {group['weight_decay']} (must be >= 0)")
 

@@ -27,6 +27,7 @@ class Optimizer:
     ``{'params': [...], 'lr': ...}`` to give groups their own settings. Subclasses write step().
     """
 
+    number_settings: tuple[str, ...] = ()  # the settings that must be numbers (lr, ...)
     state_buffers: tuple[str, ...] = ()  # the names of the per-parameter arrays step() keeps
     state_counters: tuple[str, ...] = ()  # and of its per-parameter counts
 
@@ -89,8 +90,16 @@ class Optimizer:
                 raise ValueError(
                     f"{type(self).__name__}: unknown setting {name!r}; known: {sorted(self.defaults)}"
                 )
+        self._check_numbers(filled)
         self._check_group(filled)
         self.param_groups.append(filled)
+
+    def _check_numbers(self, group: dict) -> None:
+        """DTypeError for a setting that should be a number and is not (lr="0.1"), before any range test."""
+        for name in self.number_settings:
+            value = group[name]
+            if isinstance(value, bool) or not isinstance(value, numbers.Real):
+                raise DTypeError(f"{type(self).__name__}: {name} must be a number, got {value!r}")
 
     def _check_group(self, group: dict) -> None:
         """Raise ValueError for settings out of range (subclasses)."""
@@ -166,7 +175,8 @@ class Optimizer:
                     f"{sorted(settings[-1])}, a {type(self).__name__} has {sorted(self.defaults)}; "
                     f"load a state dict that a {type(self).__name__} saved"
                 )
-            self._check_group(settings[-1])  # saved values are checked as new ones are
+            self._check_numbers(settings[-1])  # saved values are checked as new ones are
+            self._check_group(settings[-1])
         new_state = {}
         for key, saved in state_dict["state"].items():
             param = by_index.get(int(key))

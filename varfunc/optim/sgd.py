@@ -19,6 +19,7 @@ class SGD(Optimizer):
     ``lr`` is required, as in 2017.
     """
 
+    number_settings = ("lr", "momentum", "dampening", "weight_decay")
     state_buffers = ("momentum_buffer",)
 
     def __init__(
