@@ -117,6 +117,8 @@ def test_probability_target_errors():
         nn.cross_entropy(x, np.eye(3, dtype=np.int64)[[0, 2]])
     with pytest.raises(DTypeError, match=r"integer class indices, got dtype float64; use labels.astype"):
         nn.cross_entropy(x, np.array([0.0, 1.0]))  # floats of another shape: indices meant
+    with pytest.raises(DTypeError, match=r"probabilities must have the input's shape \(2, 3\), got \(3, 3\)"):
+        nn.cross_entropy(x, np.full((3, 3), 1 / 3))  # probabilities meant, for the wrong number of rows
 
 
 @pytest.mark.parametrize("reduction", REDUCTIONS)

@@ -155,6 +155,11 @@ def _labels(target: Any, shape: tuple) -> np.ndarray:
                 "for one-hot rows pass labels.argmax(axis=1); class probabilities (floating point, "
                 "like input) go to cross_entropy, which takes scores"
             )
+        elif labels.dtype.kind == "f" and labels.ndim == 2:  # probabilities, but not one row per input row
+            fix = (
+                f"class probabilities must have the input's shape {shape}, got {labels.shape}; class "
+                "indices are integers of shape (N,)"
+            )
         else:
             fix = "use labels.astype(np.int64)"
         raise DTypeError(
