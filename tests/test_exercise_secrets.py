@@ -9,6 +9,13 @@ from varfunc import Function, Variable
 from varfunc.grading import evaluate
 from varfunc.grading.core import RAISED, SECRET, STUB_MESSAGE, CheckFailed, expect_equal
 
+DEVICE_KEYS = [
+    "x.grad device",
+    "x_gpu.is_leaf",
+    "fc.weight.grad device",
+    "grad device of the Variable w was copied from",
+]
+
 
 @pytest.mark.parametrize(
     "exercise, namespace, answer",
@@ -26,6 +33,11 @@ from varfunc.grading.core import RAISED, SECRET, STUB_MESSAGE, CheckFailed, expe
             "-4",
         ),
         ("ch06.inplace", {"predicted_raises": {"A"}}, "runs without error"),
+        (
+            "ch09.grad_device",
+            {"predicted": dict.fromkeys(DEVICE_KEYS, "cpu") | {DEVICE_KEYS[1]: True}},
+            "cuda:0",
+        ),
         ("ch10.double_count", {"wrong_orders": set(), "naive_grad_a": 0.0}, "naive"),
     ],
 )
@@ -98,3 +110,12 @@ def test_a_prediction_in_the_wrong_form_is_told_the_form(exercise, name):
     assert (verdict.case, verdict.expected, verdict.got) == (name, "a list of numbers", "3.5, 4.5"), str(
         verdict
     )
+
+
+def test_a_device_prediction_in_the_wrong_form_is_told_the_form_and_cuda_counts_as_cuda_0():
+    answers = {DEVICE_KEYS[0]: "cpu", DEVICE_KEYS[1]: "False", DEVICE_KEYS[2]: "cuda", DEVICE_KEYS[3]: "cpu"}
+    verdict = evaluate("ch09.grad_device", {"predicted": answers})
+    assert (verdict.case, verdict.expected) == ("predicted['x_gpu.is_leaf']", "True or False"), str(verdict)
+    assert evaluate("ch09.grad_device", {"predicted": answers | {DEVICE_KEYS[1]: False}}).passed
+    wrong = evaluate("ch09.grad_device", {"predicted": answers | {DEVICE_KEYS[1]: True}})
+    assert wrong.case == "1 of the 4 predictions are wrong" and "x_gpu.is_leaf: does x.cuda() have" in wrong.hint

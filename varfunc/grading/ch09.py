@@ -14,14 +14,27 @@ from .fake_gpu import IMPLICIT_CONVERSION, MIXED_DEVICES, FakeGpuArray, fake_gpu
 # What the kit does on a machine with one GPU (see _Transfer.backward and Module.to): a gradient
 # lives where its leaf's data lives; a moved copy of a leaf is not a leaf.
 _GRAD_DEVICE_ANSWERS = {
-    "x.grad device": ("cpu", "CudaTransfer.backward sends the gradient back to the device x came from"),
-    "x_gpu.is_leaf": (False, "x.cuda() is computed by a Function (CudaTransfer), so it has a creator"),
-    "fc.weight.grad device": ("cuda:0", "model.cuda() moves the parameters themselves: they stay leaves"),
-    "grad device of the Variable w was copied from": (
-        "cpu",
-        "the leaf is the CPU Variable; .cuda() made a new Variable w that is not a leaf",
-    ),
+    "x.grad device": "cpu",
+    "x_gpu.is_leaf": False,
+    "fc.weight.grad device": "cuda:0",
+    "grad device of the Variable w was copied from": "cpu",
 }
+# Questions, not facts: they are shown for every key, and a fact would give its answer away.
+_GRAD_DEVICE_HINTS = {
+    "x.grad device": "where does CudaTransfer.backward send the gradient?",
+    "x_gpu.is_leaf": "does x.cuda() have a creator?",
+    "fc.weight.grad device": "does model.cuda() make new Variables, or move the parameters themselves?",
+    "grad device of the Variable w was copied from": "which Variable is the leaf: the one .cuda() made?",
+}
+
+
+def _device_answer(value: Any) -> Any:
+    """A prediction in the template's form ("cpu", "cuda:0" or "cuda", True or False), or None."""
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    if isinstance(value, str) and value.strip().lower() in ("cpu", "cuda", "cuda:0"):
+        return "cuda:0" if value.strip().lower() == "cuda" else value.strip().lower()
+    return None
 
 
 @exercise("ch09.grad_device", title="Predict where gradients live after .cuda()", points=2)
@@ -38,16 +51,20 @@ def check_grad_device(ns: dict) -> None:
             hint=f'fill in the values: replace the ... of {keys} in predicted with "cpu", "cuda:0", '
             "True or False",
         )
-    for key, (answer, hint) in _GRAD_DEVICE_ANSWERS.items():
+    for key, answer in _GRAD_DEVICE_ANSWERS.items():
         if key not in predicted:
             raise CheckFailed(f"predicted[{key!r}]", "an answer", "missing", "keep every key of the template")
-        got = predicted[key]
-        if isinstance(answer, bool):
-            ok = isinstance(got, (bool, np.bool_)) and bool(got) is answer
-        else:
-            ok = isinstance(got, str) and got.strip().lower() == answer
-        if not ok:
-            raise CheckFailed(f"predicted[{key!r}]", SECRET, got, hint)
+        kind = "True or False" if isinstance(answer, bool) else '"cpu" or "cuda:0"'
+        if type(_device_answer(predicted[key])) is not type(answer):
+            raise CheckFailed(f"predicted[{key!r}]", kind, predicted[key], f"answer with {kind}")
+    wrong = [key for key, answer in _GRAD_DEVICE_ANSWERS.items() if _device_answer(predicted[key]) != answer]
+    if wrong:  # not which ones: for questions with two answers each, that would be the answer
+        raise CheckFailed(
+            f"{len(wrong)} of the {len(_GRAD_DEVICE_ANSWERS)} predictions are wrong",
+            SECRET,
+            {key: predicted[key] for key in _GRAD_DEVICE_ANSWERS},
+            "; ".join(f"{key}: {hint}" for key, hint in _GRAD_DEVICE_HINTS.items()),
+        )
 
 
 # --- ch09.one_hot ------------------------------------------------------------------------------------
