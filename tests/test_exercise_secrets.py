@@ -118,4 +118,37 @@ def test_a_device_prediction_in_the_wrong_form_is_told_the_form_and_cuda_counts_
     assert (verdict.case, verdict.expected) == ("predicted['x_gpu.is_leaf']", "True or False"), str(verdict)
     assert evaluate("ch09.grad_device", {"predicted": answers | {DEVICE_KEYS[1]: False}}).passed
     wrong = evaluate("ch09.grad_device", {"predicted": answers | {DEVICE_KEYS[1]: True}})
-    assert wrong.case == "1 of the 4 predictions are wrong" and "x_gpu.is_leaf: does x.cuda() have" in wrong.hint
+    assert (
+        wrong.case == "1 of the 4 predictions are wrong" and "x_gpu.is_leaf: does x.cuda() have" in wrong.hint
+    )
+
+
+def _pairs(fn, output_nr=None, as_list=False):
+    pairs = []
+    for (prev, arg_id), needed in zip(fn.previous_functions, fn.needs_input_grad):
+        pair = (prev, prev.output_ids[arg_id] if output_nr is None else output_nr) if needed else (None, 0)
+        pairs.append(list(pair) if as_list else pair)
+    return tuple(pairs)
+
+
+@pytest.mark.parametrize(
+    "answer, hint",
+    [
+        (lambda fn: _pairs(fn, as_list=True), "pair 0 must be a tuple of two"),
+        (
+            lambda fn: _pairs(fn, output_nr=0),
+            "pair 0: which output of that Function is input 0? (its output_ids)",
+        ),
+        (lambda fn: _pairs(fn)[:1], "one pair per input: this Function has 2"),
+    ],
+    ids=["lists", "output 0", "one pair"],
+)
+def test_a_wrong_next_functions_is_pointed_at_its_first_wrong_pair(answer, hint):
+    verdict = evaluate("ch10.next_functions", {"next_functions_of": answer})
+    assert not verdict.passed and verdict.hint.startswith(hint), str(verdict)
+    assert evaluate("ch10.next_functions", {"next_functions_of": _pairs}).passed
+
+
+def test_an_accumulate_grad_key_in_the_modern_prediction_is_named():
+    verdict = evaluate("ch10.predict_modern", {"predicted_next": {"AccumulateGrad": [], "MulBackward0": []}})
+    assert verdict.case == "the keys of predicted_next" and "only inside the pairs" in verdict.hint

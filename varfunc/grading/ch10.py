@@ -57,6 +57,13 @@ def check_predict_modern(ns: dict) -> None:
             "predicted_next", "a dict {name: [(name or None, output_nr), ...]}", type(predicted)
         )
     names = sorted(k for k in truth if k != "AccumulateGrad")
+    if "AccumulateGrad" in predicted:
+        raise CheckFailed(
+            "the keys of predicted_next",
+            "one key per operation",
+            "a key 'AccumulateGrad'",
+            "AccumulateGrad nodes have no inputs to list: name them only inside the pairs",
+        )
     expect_equal(
         "the grad_fn names in the graph (keys of predicted_next)",
         sorted(predicted),
@@ -141,10 +148,6 @@ def _without_next_functions() -> Iterator[None]:
 )
 def check_next_functions(ns: dict) -> None:
     next_functions_of = ns["next_functions_of"]
-    hint = (
-        "for each (prev_fn, arg_id) in fn.previous_functions with its needs_input_grad flag: "
-        "(prev_fn, prev_fn.output_ids[arg_id]) if the flag is set, else (None, 0); return a tuple"
-    )
     for case, fn in _next_cases():
         expected = fn.next_functions
         try:
@@ -155,16 +158,29 @@ def check_next_functions(ns: dict) -> None:
                 f"{case}: next_functions_of read fn.next_functions",
                 "the pairs computed from previous_functions",
                 "the kit's own fn.next_functions",
-                hint,
+                "compute the pairs from fn.previous_functions, fn.needs_input_grad and output_ids",
             ) from None
         if not isinstance(got, tuple):
-            raise CheckFailed(f"{case}: the type of the result", "tuple", type(got).__name__, hint)
-        same = len(got) == len(expected) and all(
-            isinstance(g, tuple) and len(g) == 2 and g[0] is e[0] and g[1] == e[1]
-            for g, e in zip(got, expected)
-        )
-        if not same:
+            raise CheckFailed(
+                f"{case}: the type of the result", "tuple", type(got).__name__, "return a tuple"
+            )
+        hint = _first_difference(got, expected)
+        if hint:
             raise CheckFailed(case, _describe(expected), _describe(got), hint)
+
+
+def _first_difference(got: tuple, expected: tuple) -> str:
+    """A hint at the first place where got differs from the expected pairs ("" if it does not)."""
+    if len(got) != len(expected):
+        return f"one pair per input: this Function has {len(expected)} (fn.previous_functions)"
+    for index, (pair, right) in enumerate(zip(got, expected)):
+        if not (isinstance(pair, tuple) and len(pair) == 2):
+            return f"pair {index} must be a tuple of two: (Function or None, output number)"
+        if pair[0] is not right[0]:
+            return f"pair {index}: which Function made input {index}, and does that input need a gradient?"
+        if pair[1] != right[1]:
+            return f"pair {index}: which output of that Function is input {index}? (its output_ids)"
+    return ""
 
 
 # --- ch10.double_count ------------------------------------------------------------------------------
@@ -199,7 +215,7 @@ def check_double_count(ns: dict) -> None:
         "the orderings that give a wrong gradient for a",
         sorted(set(predicted)),
         sorted(wrong),
-        "the four engines send each gradient once, after all of a node's consumers are done",
+        "for each ordering: may b's backward run before both uses of b in c have sent their gradient?",
         secret=True,
     )
     naive = float(results["naive"].leaf_grads["a"][0])
