@@ -293,6 +293,8 @@ def test_reports_and_the_class_summary_are_written(graded):
         "3",
         "0",
     )
+    assert rows["instructor"]["look at"] == "" and rows["endless_loop"]["look at"] == "ch03.mul: timeout"
+    assert rows["patched_numpy"]["look at"] == "ch03.div: not_checked"
 
 
 def test_submissions_are_never_modified(graded):

@@ -116,6 +116,9 @@ def write_reports(report: dict, base: Path) -> None:
     partial.replace(base.with_suffix(".json"))
 
 
+PLAIN = ("passed", "failed", "not_solved")  # the statuses an exercise's points say all about
+
+
 def write_summary(reports: list[dict], path: Path) -> None:
     """The class summary: one row per submission, a column per exercise (its points)."""
     exercise_ids = []
@@ -125,11 +128,29 @@ def write_summary(reports: list[dict], path: Path) -> None:
     with open(path, "w", newline="", encoding="utf-8") as f:
         writer = csv.writer(f)
         writer.writerow(
-            ["student", "submission", "chapter", "status", "score", "max_score", *exercise_ids, "notes"]
+            [
+                "student",
+                "submission",
+                "chapter",
+                "status",
+                "score",
+                "max_score",
+                *exercise_ids,
+                "look at",
+                "notes",
+            ]
         )
         for r in sorted(reports, key=lambda r: (r.get("student", ""), r["submission"])):
             points = {ex["id"]: ex["points"] for ex in r["exercises"]}
             row = [r.get("student", ""), r["submission"], r.get("chapter") or "", r["status"], r["score"]]
+            # a 0 that is not a wrong or unsolved answer: a timeout, a crash, replaced library code, ...
+            look_at = [f"{ex['id']}: {ex['status']}" for ex in r["exercises"] if ex["status"] not in PLAIN]
             writer.writerow(
-                [*row, r["max_score"], *[points.get(i, "") for i in exercise_ids], "; ".join(r["problems"])]
+                [
+                    *row,
+                    r["max_score"],
+                    *[points.get(i, "") for i in exercise_ids],
+                    "; ".join(look_at),
+                    "; ".join(r["problems"]),
+                ]
             )
