@@ -41,6 +41,7 @@ def unreadable(tmp_path):
         (["--timeout", "-1"], "--timeout must be a positive number of seconds, not -1.0"),
         (["--timeout", "nan"], "--timeout must be a positive number of seconds"),
         (["--notebook-timeout", "0"], "--notebook-timeout must be a positive number of seconds, not 0.0"),
+        (["--jobs", "0"], "--jobs must be 1 or more (submissions graded at once), not 0"),
     ],
 )
 def test_grade_refuses_a_wrong_setting_before_grading(unreadable, tmp_path, capsys, monkeypatch, flags, why):
@@ -49,6 +50,14 @@ def test_grade_refuses_a_wrong_setting_before_grading(unreadable, tmp_path, caps
     assert main(["grade", str(unreadable), "--report", str(report), "--no-progress", *flags]) == 2
     assert why in capsys.readouterr().err
     assert not report.exists()
+
+
+def test_grade_refuses_a_report_folder_that_is_a_file(unreadable, tmp_path, capsys):
+    report = tmp_path / "grades.csv"
+    report.write_text("kept")
+    assert main(["grade", str(unreadable), "--report", str(report), "--no-progress"]) == 2
+    assert f"--report {report} is a file; pass a folder" in capsys.readouterr().err
+    assert report.read_text() == "kept"
 
 
 def test_every_chapter_with_exercises_is_known():

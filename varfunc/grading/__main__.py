@@ -35,6 +35,10 @@ def _grade(args: argparse.Namespace) -> int:
             raise ValueError(f"{path} is a folder; pass the notebooks in it, e.g. {path}/*.ipynb")
         if not path.exists():
             raise FileNotFoundError(f"no submission at {path} (a pattern that matched nothing?)")
+    if args.jobs < 1:
+        raise ValueError(f"--jobs must be 1 or more (submissions graded at once), not {args.jobs}")
+    if Path(args.report).exists() and not Path(args.report).is_dir():
+        raise ValueError(f"--report {args.report} is a file; pass a folder for the reports (made if missing)")
     options = GradeOptions(
         cell_timeout=args.timeout,
         notebook_timeout=args.notebook_timeout,
