@@ -143,6 +143,7 @@ SUBMISSIONS = {
     "damaged_metadata": _damage_div_metadata,
     "forged_verdict": _with("ch03_div", FORGED_VERDICT),
     "broken_imports": _break_the_imports,
+    "kills_the_grader": _with("ch03_div", "import os, signal\nos.kill(os.getppid(), signal.SIGKILL)\n"),
 }
 
 
@@ -303,8 +304,9 @@ def test_submissions_are_never_modified(graded):
 
 def test_grading_resumes_where_it_stopped(graded):
     paths, report_dir = graded["paths"], graded["dir"]
-    again = grade_class(paths, report_dir, OPTIONS, jobs=2, progress=False)  # nothing changed: no kernels
-    assert all(r.get("resumed") for r in again)
+    again = grade_class(paths, report_dir, OPTIONS, jobs=2, progress=False)  # nothing changed: no kernels ...
+    retried = {r["student"] for r in again if not r.get("resumed")}
+    assert retried == {"kills_the_grader"}  # ... but for the grading that died: it is tried again
     assert {r["student"]: r["score"] for r in again} == {s: r["score"] for s, r in graded["reports"].items()}
     changed = report_dir.parent / "changed.ipynb"
     changed.write_bytes(paths[0].read_bytes() + b"\n")
@@ -394,3 +396,9 @@ def test_every_chapters_instructor_notebook_gets_full_marks(tmp_path):
     short = {r["chapter"]: (r["score"], r["max_score"], r["status"]) for r in reports}
     assert len(short) == len(chapters) == 9
     assert all(score == top > 0 and status == "graded" for score, top, status in short.values()), short
+
+
+def test_a_submission_that_kills_its_grader_takes_only_its_own_grading_with_it(graded):
+    report = graded["reports"]["kills_the_grader"]
+    assert report["status"] == "grader_error" and "the grading process died" in report["problems"][0]
+    assert graded["reports"]["instructor"]["score"] == 6  # graded beside it, by the same batch

@@ -1,5 +1,8 @@
 """Grade a class: many submissions, in parallel, with a progress bar, resuming where a run stopped.
 
+Each submission is graded in a process of its own, so a submission that kills its kernel's parent
+costs only its own grade (reported as a grader error, and tried again by the next run).
+
 Each submission's reports are written as soon as it is graded; a later run skips every submission
 whose JSON report holds the same file hash and grader settings (``--force`` grades all again).
 """
@@ -11,7 +14,8 @@ import multiprocessing
 import os
 import sys
 from collections.abc import Iterator
-from concurrent.futures import ProcessPoolExecutor, as_completed
+from multiprocessing.connection import wait
+from multiprocessing.process import BaseProcess
 from pathlib import Path
 
 from .grade import GradeOptions, digest, failed_report, grade_submission
@@ -45,13 +49,32 @@ def up_to_date(path: Path, base: Path, options: GradeOptions) -> dict | None:
     return None
 
 
-def grade_and_write(path: Path, base: Path, student: str, options: GradeOptions) -> dict:
+def grade_and_write(
+    path: Path, base: Path, student: str, options: GradeOptions, fingerprint: str | None = None
+) -> dict:
     """Grade one submission and write its reports; an internal failure becomes an entry, not a crash."""
     try:
         report = grade_submission(path, options)
     except Exception as error:  # noqa: BLE001 - one submission never stops the class
         problem = f"the grader failed on this file: {type(error).__name__}: {error}"
         report = failed_report(path, options, "grader_error", problem)
+    report["student"] = student
+    if fingerprint is not None:
+        report["grader"] = fingerprint
+    write_reports(report, base)
+    return report
+
+
+def _report_of(process: BaseProcess, path: Path, base: Path, student: str, options: GradeOptions) -> dict:
+    """The report the child wrote, or a grader_error one if it died before writing it."""
+    written = base.with_suffix(".json")
+    if process.exitcode == 0 and written.exists():
+        return json.loads(written.read_text(encoding="utf-8"))
+    problem = (
+        f"the grading process died (exit code {process.exitcode}) while grading this file: "
+        "a submission that kills its kernel's parent? The other submissions are graded as usual"
+    )
+    report = failed_report(path, options, "grader_error", problem)
     report["student"] = student
     write_reports(report, base)
     return report
@@ -68,24 +91,37 @@ def _progress(total: int, enabled: bool) -> object:
     return tqdm(total=total, desc="grading", unit="notebook", file=sys.stderr)
 
 
+def _context() -> multiprocessing.context.BaseContext:
+    """Where the graders' processes come from: a fork server with the grader imported once (a
+    spawned process per submission spent about a second importing it), or spawn where there is none.
+    Neither inherits the parent's threads or sockets."""
+    if "forkserver" not in multiprocessing.get_all_start_methods():  # Windows
+        return multiprocessing.get_context("spawn")
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload(["varfunc.grading.grade", "nbclient", "nbformat"])
+    return context
+
+
 def _graded(todo: list, options: GradeOptions, jobs: int) -> Iterator[dict]:
-    if jobs <= 1:
-        for path, (base, student) in todo:
-            yield grade_and_write(path, base, student, options)
-        return
-    context = multiprocessing.get_context("spawn")  # no inherited sockets or threads in the workers
-    with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
-        futures = {pool.submit(grade_and_write, p, b, s, options): (p, b, s) for p, (b, s) in todo}
-        for future in as_completed(futures):
-            try:
-                yield future.result()
-            except Exception as error:  # noqa: BLE001 - a worker that died
-                path, base, student = futures[future]
-                problem = f"the grading process failed: {type(error).__name__}: {error}"
-                report = failed_report(path, options, "grader_error", problem)
-                report["student"] = student
-                write_reports(report, base)
-                yield report
+    """Each submission graded in a process of its own, jobs at a time: a kernel that kills its
+    parent (os.kill(os.getppid(), ...)) takes only its own submission's grading with it."""
+    context = _context()
+    fingerprint = options.fingerprint()
+    pending, running = list(todo), {}
+    while pending or running:
+        while pending and len(running) < jobs:
+            path, (base, student) = pending.pop(0)
+            base.with_suffix(".json").unlink(missing_ok=True)  # an old report must not pass for the new
+            # the run's fingerprint, which the next run compares with, goes into the report
+            process = context.Process(
+                target=grade_and_write, args=(path, base, student, options, fingerprint)
+            )
+            process.start()
+            running[process.sentinel] = (process, path, base, student)
+        for sentinel in wait(list(running)):
+            process, path, base, student = running.pop(sentinel)
+            process.join()
+            yield _report_of(process, path, base, student, options)
 
 
 def grade_class(
