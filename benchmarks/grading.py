@@ -17,8 +17,8 @@ from pathlib import Path
 import nbformat
 
 from varfunc.grading.batch import grade_class
-from varfunc.grading.grade import GradeOptions
 from varfunc.grading.notebook import nbgrader_meta
+from varfunc.grading.options import GradeOptions
 from varfunc.grading.release import release_notebook
 
 from .results import publish

@@ -26,8 +26,8 @@ pytest.importorskip("ipykernel")
 from varfunc.grading import evaluate  # noqa: E402
 from varfunc.grading.__main__ import main  # noqa: E402
 from varfunc.grading.batch import grade_class, up_to_date  # noqa: E402
-from varfunc.grading.grade import GradeOptions, grade_submission  # noqa: E402
-from varfunc.grading.notebook import BEGIN_HIDDEN, END_HIDDEN, nbgrader_meta  # noqa: E402
+from varfunc.grading.grade import GradeOptions  # noqa: E402
+from varfunc.grading.notebook import nbgrader_meta  # noqa: E402
 from varfunc.grading.release import release_notebook  # noqa: E402
 
 pytestmark = pytest.mark.slow  # starts Jupyter kernels: about a minute in all on two cores
@@ -314,34 +314,6 @@ def test_grading_resumes_where_it_stopped(graded):
     assert up_to_date(paths[0], base, OPTIONS) is not None
     assert up_to_date(changed, base, OPTIONS) is None  # another file hash
     assert up_to_date(paths[0], base, GradeOptions(cell_timeout=9)) is None  # other grader settings
-
-
-def test_hidden_tests_regions_and_hidden_check_files_count(tmp_path, monkeypatch):
-    monkeypatch.chdir(tmp_path)  # both given as relative paths, as in the README: the kernels run elsewhere
-    source = Path("source")
-    source.mkdir()
-    nb = nbformat.read(SOURCE, as_version=4)
-    hidden = "ones = Variable(np.ones(2))\nassert Div()(ones, ones).data.sum() == 3, 'hidden says no'"
-    _cell(nb, "ch03_div_check").source += f"\n{BEGIN_HIDDEN}\n{hidden}\n{END_HIDDEN}\n"
-    nbformat.write(nb, source / NAME)
-    checks = Path("my_checks.py")
-    checks.write_text(
-        "from varfunc.grading.core import CheckFailed\nfrom varfunc.grading.hidden import hidden_check\n\n"
-        "@hidden_check('ch03.mul')\ndef never(ns):\n    raise CheckFailed('the instructor says no')\n"
-    )
-    options = GradeOptions(cell_timeout=8, notebook_timeout=120, source=source, hidden_files=(checks,))
-    report = grade_submission(SOURCE, options)
-    exercises = _exercises(report)
-    assert exercises["ch03.mul"]["reason"] == "hidden check: the instructor says no"
-    assert exercises["ch03.div"]["reason"] == "hidden check: an assertion in the hidden tests"
-    assert exercises["ch03.div"]["got"] == "'hidden says no'"
-    assert "expected" not in exercises["ch03.div"]  # an assert has no expected value (not "None")
-    assert report["score"] == 0
-    elsewhere = tmp_path / "elsewhere"
-    elsewhere.mkdir()
-    (elsewhere / checks).write_bytes(checks.read_bytes())
-    other = GradeOptions(source=source, hidden_files=(elsewhere / checks,))
-    assert other.fingerprint() != options.fingerprint()  # the same text in another file: graded again
 
 
 def test_grade_command_line(tmp_path, capsys):

@@ -6,17 +6,24 @@ from __future__ import annotations
 
 import ast
 import json
+from pathlib import Path
 
 import pytest
 
-pytest.importorskip("nbformat")
+nbformat = pytest.importorskip("nbformat")
 
 from test_exercises import CASES, states  # noqa: E402
+from test_grading_grade import NAME, SOURCE, _cell, _exercises  # noqa: E402
 
-from varfunc.grading import evaluate, lookup  # noqa: E402
+from varfunc.grading import (  # noqa: E402
+    evaluate,
+    grade,  # noqa: E402
+    lookup,
+)
 from varfunc.grading.execute import CellRun, verdict_of  # noqa: E402
+from varfunc.grading.grade import GradeOptions, grade_submission  # noqa: E402
 from varfunc.grading.hidden import HIDDEN, VERDICT_MIME, evaluate_hidden, runner_source  # noqa: E402
-from varfunc.grading.notebook import solution_source  # noqa: E402
+from varfunc.grading.notebook import BEGIN_HIDDEN, END_HIDDEN, solution_source  # noqa: E402
 
 WITH_HIDDEN = [(path, ex) for path, ex in CASES if ex in HIDDEN]
 ONLY_VISIBLE = """
@@ -154,3 +161,69 @@ def test_an_expected_none_is_still_shown(capsys, tmp_path):
         "None",
         "3",
     )
+
+
+LEAKS_THE_HISTORY = (  # every earlier cell that ran the grader's runner, and the last inputs
+    "raise RuntimeError('LEAKED ' + repr([s for s in In if '_vf_' + 'importlib' in s]) + repr(_ih[-3:]) "
+    "+ repr({k: v for k, v in globals().items() if k.startswith('_i')}))"
+)
+
+
+@pytest.mark.slow  # starts a Jupyter kernel
+def test_hidden_tests_regions_and_hidden_check_files_count_and_stay_hidden(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # both given as relative paths, as in the README: the kernels run elsewhere
+    nonces, token_hex = [], grade.secrets.token_hex
+    monkeypatch.setattr(grade.secrets, "token_hex", lambda n: nonces.append(token_hex(n)) or nonces[-1])
+    source = Path("source")
+    source.mkdir()
+    nb = nbformat.read(SOURCE, as_version=4)
+    hidden = "ones = Variable(np.ones(2))\nassert Div()(ones, ones).data.sum() == 3, 'hidden says no'"
+    _cell(nb, "ch03_div_check").source += f"\n{BEGIN_HIDDEN}\n{hidden}\n{END_HIDDEN}\n"
+    nbformat.write(nb, source / NAME)
+    checks = Path("my_checks.py")
+    checks.write_text(
+        "from varfunc.grading.core import CheckFailed\nfrom varfunc.grading.hidden import hidden_check\n\n"
+        "@hidden_check('ch03.mul')\ndef never(ns):\n    raise CheckFailed('the instructor says no')\n"
+    )
+    options = GradeOptions(cell_timeout=8, notebook_timeout=120, source=source, hidden_files=(checks,))
+    submission = nbformat.read(SOURCE, as_version=4)  # a last cell that puts IPython's history in its error
+    submission.cells.append(nbformat.v4.new_code_cell(LEAKS_THE_HISTORY))
+    nbformat.write(submission, NAME)
+    report = grade_submission(Path(NAME), options)
+    text = json.dumps(report)
+    assert "LEAKED []" in text and "Div()(ones, ones)" not in text  # no runner left in In
+    assert "ones = Variable(np.ones(2))" not in text and "my_checks.py" not in text
+    assert nonces and not any(nonce in text for nonce in nonces)
+    exercises = _exercises(report)
+    assert exercises["ch03.mul"]["reason"] == "hidden check: the instructor says no"
+    assert exercises["ch03.div"]["reason"] == "hidden check: an assertion in the hidden tests"
+    assert exercises["ch03.div"]["got"] == "'hidden says no'"
+    assert "expected" not in exercises["ch03.div"]  # an assert has no expected value (not "None")
+    assert report["score"] == 0
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / checks).write_bytes(checks.read_bytes())
+    other = GradeOptions(source=source, hidden_files=(elsewhere / checks,))
+    assert other.fingerprint() != options.fingerprint()  # the same text in another file: graded again
+
+
+def test_a_report_shows_no_hidden_test_path_or_nonce_however_the_notebook_got_them(tmp_path):
+    # e.g. read from the checks' stack frames (run's arguments) and raised in an error
+    source = tmp_path / "source"
+    source.mkdir()
+    nb = nbformat.read(SOURCE, as_version=4)
+    _cell(
+        nb, "ch03_div_check"
+    ).source += f"\n{BEGIN_HIDDEN}\nassert Div is not None, 'no Div'\n{END_HIDDEN}\n"
+    nbformat.write(nb, source / NAME)
+    (tmp_path / "my_checks.py").write_text("")
+    options = GradeOptions(source=source, hidden_files=(tmp_path / "my_checks.py",))
+    plan = grade.plan_grading(nb, grade.cell_index(nb)[0], grade.chapter_exercises("ch03"), options, [])
+    runner = nbformat.reads(nbformat.writes(plan.nb), as_version=4).cells[plan.runner["ch03.div"]].source
+    nonce = plan.nonce["ch03.div"]
+    leak = {
+        "got": f"{runner} | {nonce} | assert Div is not None, 'no Div' | {tmp_path / 'my_checks.py'}",
+        "points": 0,
+    }
+    clean = grade._scrubbed(leak, grade._secret_texts(plan, options, "ch03"))
+    assert clean["got"] == "[hidden] | [hidden] | [hidden] | [hidden]" and clean["points"] == 0

@@ -11,7 +11,7 @@ import pytest
 
 nbformat = pytest.importorskip("nbformat")
 
-from varfunc.grading import grade  # noqa: E402
+from varfunc.grading import options  # noqa: E402
 from varfunc.grading.__main__ import main  # noqa: E402
 from varfunc.grading.batch import grade_class, up_to_date  # noqa: E402
 from varfunc.grading.grade import GradeOptions, cell_index, grade_submission  # noqa: E402
@@ -61,20 +61,20 @@ def test_grade_refuses_a_report_folder_that_is_a_file(unreadable, tmp_path, caps
 
 
 def test_every_chapter_with_exercises_is_known():
-    assert grade.known_chapters() == [f"ch{n:02d}" for n in range(2, 11)]
+    assert options.known_chapters() == [f"ch{n:02d}" for n in range(2, 11)]
     assert GradeOptions(chapter="ch03", source=NOTEBOOKS).chapter == "ch03"
 
 
 def test_a_change_to_the_checks_code_grades_everything_again(unreadable, tmp_path, monkeypatch):
     checks = tmp_path / "grading"
-    shutil.copytree(grade.GRADER_SOURCES, checks, ignore=shutil.ignore_patterns("__pycache__"))
-    monkeypatch.setattr(grade, "GRADER_SOURCES", checks)
-    options = GradeOptions(cell_timeout=8)
-    grade_class([unreadable], tmp_path / "reports", options, progress=False)
+    shutil.copytree(options.GRADER_SOURCES, checks, ignore=shutil.ignore_patterns("__pycache__"))
+    monkeypatch.setattr(options, "GRADER_SOURCES", checks)
+    settings = GradeOptions(cell_timeout=8)
+    grade_class([unreadable], tmp_path / "reports", settings, progress=False)
     base = tmp_path / "reports" / unreadable.stem
-    assert up_to_date(unreadable, base, options) is not None
+    assert up_to_date(unreadable, base, settings) is not None
     (checks / "ch03.py").write_text((checks / "ch03.py").read_text() + "\n# a fixed check\n")
-    assert up_to_date(unreadable, base, options) is None
+    assert up_to_date(unreadable, base, settings) is None
 
 
 def test_an_unreadable_file_takes_its_chapter_from_its_name(unreadable):

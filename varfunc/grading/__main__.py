@@ -28,7 +28,7 @@ def _release(args: argparse.Namespace) -> int:
 
 def _grade(args: argparse.Namespace) -> int:
     from .batch import grade_class
-    from .grade import GradeOptions
+    from .options import GradeOptions
 
     for path in map(Path, args.submissions):
         if path.is_dir():

@@ -18,7 +18,8 @@ from multiprocessing.connection import wait
 from multiprocessing.process import BaseProcess
 from pathlib import Path
 
-from .grade import GradeOptions, digest, failed_report, grade_submission
+from .grade import digest, failed_report, grade_submission
+from .options import GradeOptions
 from .report import write_reports, write_summary
 
 SUMMARY = "summary.csv"

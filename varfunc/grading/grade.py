@@ -15,8 +15,6 @@ from __future__ import annotations
 import copy
 import hashlib
 import importlib
-import math
-import pkgutil
 import re
 import secrets
 import time
@@ -24,88 +22,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .. import __version__
 from .core import NOT_SOLVED, REGISTRY, STUB_MESSAGE, Exercise
 from .execute import CellRun, execute, grading_workdir, verdict_of
 from .hidden import runner_source
 from .notebook import cell_index, cell_name, nbgrader_meta, notebook_chapter, read_notebook, source_of
+from .options import REPORT_VERSION, GradeOptions
 from .release import hidden_tests
 
-REPORT_VERSION = 1
 _CHAPTER_FILE = re.compile(r"^(\d\d)_")
-GRADER_SOURCES = Path(__file__).resolve().parent  # the checks' code: a change to it grades everything again
-
-
-@dataclass(frozen=True)
-class GradeOptions:
-    """How submissions are graded: time limits, the expected chapter, where hidden checks come from."""
-
-    cell_timeout: float = 60.0
-    notebook_timeout: float = 600.0
-    chapter: str | None = None
-    source: Path | None = None
-    hidden_files: tuple[Path, ...] = ()
-    kernel_name: str = "python3"
-
-    def __post_init__(self) -> None:
-        """Refuse settings that would grade every submission wrongly, before anything is graded."""
-        _check_seconds("--timeout", self.cell_timeout)
-        _check_seconds("--notebook-timeout", self.notebook_timeout)
-        _check_chapter(self.chapter)
-        _check_source(self.source)
-        for path in self.hidden_files:
-            if not Path(path).is_file():
-                raise FileNotFoundError(f"--hidden {path}: no such file of hidden checks")
-        # Absolute from here on: the kernels run in folders of their own, where a relative path
-        # (--hidden my_checks.py) named nothing and every exercise scored 0.
-        object.__setattr__(self, "hidden_files", tuple(Path(p).resolve() for p in self.hidden_files))
-        if self.source is not None:
-            object.__setattr__(self, "source", Path(self.source).resolve())
-
-    def fingerprint(self) -> str:
-        """A hash of everything besides the submission that decides its grade (for resuming)."""
-        parts = [__version__, str(REPORT_VERSION), repr((self.cell_timeout, self.notebook_timeout))]
-        parts += [self.chapter or "", self.kernel_name]
-        parts += [p.read_text(encoding="utf-8") for p in sorted(GRADER_SOURCES.glob("*.py"))]
-        for path in self.hidden_files:
-            parts += [str(path), path.read_text(encoding="utf-8")]
-        if self.source is not None:
-            parts.append(str(self.source))
-            parts += [p.read_text(encoding="utf-8") for p in sorted(self.source.glob("*.ipynb"))]
-        return hashlib.sha256("\0".join(parts).encode()).hexdigest()[:16]
-
-
-def _check_seconds(flag: str, seconds: float) -> None:
-    """ValueError unless seconds (a time limit) is a positive, finite number."""
-    if not (isinstance(seconds, (int, float)) and math.isfinite(seconds) and seconds > 0):
-        raise ValueError(f"{flag} must be a positive number of seconds, not {seconds!r}")
-
-
-def _check_chapter(chapter: str | None) -> None:
-    """ValueError unless chapter (--chapter) is None or the id of a chapter with exercises."""
-    if chapter is not None and chapter not in known_chapters():
-        raise ValueError(
-            f"--chapter {chapter!r} is not a chapter with exercises: "
-            f"use one of {', '.join(known_chapters())} (e.g. --chapter ch03)"
-        )
-
-
-def _check_source(source: Path | None) -> None:
-    """FileNotFoundError unless source (--source) is None or a folder holding notebooks."""
-    if source is None:
-        return
-    if not Path(source).is_dir():
-        raise FileNotFoundError(
-            f"--source {source}: no such folder; pass the folder of your instructor notebooks (notebooks/)"
-        )
-    if not any(Path(source).glob("*.ipynb")):
-        raise FileNotFoundError(f"--source {source} holds no notebooks (.ipynb): pass the folder that does")
-
-
-def known_chapters() -> list[str]:
-    """The ids of the chapters that have exercises (``ch02`` ... ): one check module each."""
-    names = (module.name for module in pkgutil.iter_modules([str(Path(__file__).parent)]))
-    return sorted(name for name in names if re.fullmatch(r"ch\d\d", name))
 
 
 # --- reading the submission -----------------------------------------------------------------------
@@ -229,12 +153,36 @@ def grade_submission(path: Path, options: GradeOptions | None = None) -> dict:
             notebook_timeout=options.notebook_timeout,
             kernel_name=options.kernel_name,
         )
-    report["exercises"] = [_exercise_result(ex, plan, runs, options) for ex in exercises]
-    report["cell_errors"] = _cell_errors(plan, runs)
+    secret = _secret_texts(plan, options, exercises[0].id.split(".")[0])
+    report["exercises"] = [_scrubbed(_exercise_result(ex, plan, runs, options), secret) for ex in exercises]
+    report["cell_errors"] = [_scrubbed(error, secret) for error in _cell_errors(plan, runs)]
     report["score"] = sum(e["points"] for e in report["exercises"])
     report["max_score"] = sum(ex.points for ex in exercises)
     report["seconds"] = round(time.monotonic() - started, 2)
     return report
+
+
+def _secret_texts(plan: Plan, options: GradeOptions, chapter: str) -> list[str]:
+    """What a report must never show, longest first: the runners' code (with the hidden tests, the
+    --hidden paths and the nonces in it), the hidden tests whole, quoted and line by line, the
+    --hidden paths, the nonces."""
+    runners = [source_of(plan.nb.cells[position]) for position in plan.runner.values()]
+    hidden = [text for text in hidden_regions(options.source, chapter).values() if text]
+    lines = [line.strip() for text in hidden for line in text.splitlines()]
+    texts = runners + hidden + [repr(text) for text in hidden] + lines
+    texts += [str(path) for path in options.hidden_files] + list(plan.nonce.values())
+    return sorted({text for text in texts if len(text) >= 8}, key=len, reverse=True)
+
+
+def _scrubbed(entry: dict, secret: list[str]) -> dict:
+    """entry with each secret text in its strings replaced by [hidden]."""
+    clean = {}
+    for key, value in entry.items():
+        if isinstance(value, str):
+            for text in secret:
+                value = value.replace(text, "[hidden]")
+        clean[key] = value
+    return clean
 
 
 @dataclass

@@ -180,6 +180,14 @@ def runner_source(
         "    if 'varfunc.grading' in _vf_saved:\n"
         "        _vf_sys.modules['varfunc'].grading = _vf_saved['varfunc.grading']\n"
         "    del _vf_importlib, _vf_sys, _vf_grading, _vf_saved\n"
+        # this cell's text (hidden tests, the --hidden paths, the secret) out of IPython's history,
+        # where a later cell could read it (In, _i<n>) and put it in its error, into the report
+        "    _vf_shell = globals().get('get_ipython', lambda: None)()\n"
+        "    if _vf_shell is not None:\n"
+        "        _vf_shell.history_manager.input_hist_parsed[-1] = ''\n"
+        "        _vf_shell.history_manager.input_hist_raw[-1] = ''\n"
+        "        _vf_shell.history_manager._i00 = _vf_shell.user_ns[f'_i{_vf_shell.execution_count}'] = ''\n"
+        "    del _vf_shell\n"
     )
 
 

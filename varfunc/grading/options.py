@@ -1,0 +1,88 @@
+"""How submissions are graded (time limits, the expected chapter, where hidden checks come from),
+checked before anything is graded, and the fingerprint a report keeps of them (for resuming)."""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import pkgutil
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from .. import __version__
+
+REPORT_VERSION = 1
+GRADER_SOURCES = Path(__file__).resolve().parent  # the checks' code: a change to it grades everything again
+
+
+@dataclass(frozen=True)
+class GradeOptions:
+    """How submissions are graded: time limits, the expected chapter, where hidden checks come from."""
+
+    cell_timeout: float = 60.0
+    notebook_timeout: float = 600.0
+    chapter: str | None = None
+    source: Path | None = None
+    hidden_files: tuple[Path, ...] = ()
+    kernel_name: str = "python3"
+
+    def __post_init__(self) -> None:
+        """Refuse settings that would grade every submission wrongly, before anything is graded."""
+        _check_seconds("--timeout", self.cell_timeout)
+        _check_seconds("--notebook-timeout", self.notebook_timeout)
+        _check_chapter(self.chapter)
+        _check_source(self.source)
+        for path in self.hidden_files:
+            if not Path(path).is_file():
+                raise FileNotFoundError(f"--hidden {path}: no such file of hidden checks")
+        # Absolute from here on: the kernels run in folders of their own, where a relative path
+        # (--hidden my_checks.py) named nothing and every exercise scored 0.
+        object.__setattr__(self, "hidden_files", tuple(Path(p).resolve() for p in self.hidden_files))
+        if self.source is not None:
+            object.__setattr__(self, "source", Path(self.source).resolve())
+
+    def fingerprint(self) -> str:
+        """A hash of everything besides the submission that decides its grade (for resuming)."""
+        parts = [__version__, str(REPORT_VERSION), repr((self.cell_timeout, self.notebook_timeout))]
+        parts += [self.chapter or "", self.kernel_name]
+        parts += [p.read_text(encoding="utf-8") for p in sorted(GRADER_SOURCES.glob("*.py"))]
+        for path in self.hidden_files:
+            parts += [str(path), path.read_text(encoding="utf-8")]
+        if self.source is not None:
+            parts.append(str(self.source))
+            parts += [p.read_text(encoding="utf-8") for p in sorted(self.source.glob("*.ipynb"))]
+        return hashlib.sha256("\0".join(parts).encode()).hexdigest()[:16]
+
+
+def _check_seconds(flag: str, seconds: float) -> None:
+    """ValueError unless seconds (a time limit) is a positive, finite number."""
+    if not (isinstance(seconds, (int, float)) and math.isfinite(seconds) and seconds > 0):
+        raise ValueError(f"{flag} must be a positive number of seconds, not {seconds!r}")
+
+
+def _check_chapter(chapter: str | None) -> None:
+    """ValueError unless chapter (--chapter) is None or the id of a chapter with exercises."""
+    if chapter is not None and chapter not in known_chapters():
+        raise ValueError(
+            f"--chapter {chapter!r} is not a chapter with exercises: "
+            f"use one of {', '.join(known_chapters())} (e.g. --chapter ch03)"
+        )
+
+
+def _check_source(source: Path | None) -> None:
+    """FileNotFoundError unless source (--source) is None or a folder holding notebooks."""
+    if source is None:
+        return
+    if not Path(source).is_dir():
+        raise FileNotFoundError(
+            f"--source {source}: no such folder; pass the folder of your instructor notebooks (notebooks/)"
+        )
+    if not any(Path(source).glob("*.ipynb")):
+        raise FileNotFoundError(f"--source {source} holds no notebooks (.ipynb): pass the folder that does")
+
+
+def known_chapters() -> list[str]:
+    """The ids of the chapters that have exercises (``ch02`` ... ): one check module each."""
+    names = (module.name for module in pkgutil.iter_modules([str(Path(__file__).parent)]))
+    return sorted(name for name in names if re.fullmatch(r"ch\d\d", name))
