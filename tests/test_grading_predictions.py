@@ -1,9 +1,11 @@
 """Grading a prediction exercise (chapter 02's predict_grad, in a fresh kernel): a cell that stops at
 the stub is "not solved yet", but one that raised something else or ran too long before defining its
-answers is reported as what happened."""
+answers is reported as what happened; and a scratch copy of the exercise cell after the check cell
+only runs (the copy before the check cell is graded)."""
 
 from __future__ import annotations
 
+import copy
 from pathlib import Path
 
 import pytest
@@ -39,3 +41,23 @@ def test_a_prediction_cell_that_failed_is_reported_as_what_happened(tmp_path, ce
     entry = next(e for e in grade_submission(path, OPTIONS)["exercises"] if e["id"] == "ch02.predict_grad")
     assert (entry["status"], entry["points"]) == (status, 0)
     assert entry["reason"].startswith(reason), entry
+
+
+def test_a_scratch_copy_after_the_check_cell_only_runs(tmp_path):
+    # the copy just before the check cell is graded; once the last copy was, and the check "missing"
+    nb = nbformat.read(SOURCE, as_version=4)
+    check = next(
+        i for i, c in enumerate(nb.cells) if nbgrader_meta(c).get("grade_id") == "ch02_predict_grad_check"
+    )
+    scratch = copy.deepcopy(
+        next(c for c in nb.cells if nbgrader_meta(c).get("grade_id") == "ch02_predict_grad")
+    )
+    scratch.id, scratch.source = "scratch", "predicted_a_grad = [0.0, 0.0]\npredicted_b_grad = [0, 0]\n"
+    nb.cells.insert(check + 1, scratch)
+    path = tmp_path / SOURCE.name
+    nbformat.write(nb, path)
+    report = grade_submission(path, OPTIONS)
+    entry = next(e for e in report["exercises"] if e["id"] == "ch02.predict_grad")
+    assert entry["status"] == "passed", entry
+    assert any("'ch02_predict_grad' appears 2 times" in p for p in report["problems"])
+    assert not any("missing or moved" in p for p in report["problems"])

@@ -217,6 +217,7 @@ def plan_grading(
     runners: dict[int, str] = {}  # submission position of a check cell -> exercise id
     silenced: set[int] = set()  # check cells of missing exercises
     after: dict[int, list[str]] = {}  # submission position of a solution cell -> runners to insert
+    graded: dict[str, int] = {}  # exercise id -> submission position of the exercise cell graded
     for ex in exercises:
         solutions = [p for p in found.get(ex.grade_id, []) if nb["cells"][p]["cell_type"] == "code"]
         if not solutions:
@@ -227,11 +228,15 @@ def plan_grading(
             problems.append(plan.missing[ex.id])
             silenced.update(found.get(f"{ex.grade_id}_check", []))
             continue
-        checks = [p for p in found.get(f"{ex.grade_id}_check", []) if p > solutions[-1]]
-        if checks:
-            runners[checks[0]] = ex.id
+        # the first check cell after an exercise cell, with the copy of the exercise just before it
+        # (a scratch copy placed after the check cell only runs)
+        check = next((c for c in found.get(f"{ex.grade_id}_check", []) if c > solutions[0]), None)
+        if check is not None:
+            runners[check] = ex.id
+            graded[ex.id] = max(p for p in solutions if p < check)
         else:
             after.setdefault(solutions[-1], []).append(ex.id)
+            graded[ex.id] = solutions[-1]
             problems.append(f"the check cell of {ex.id} is missing or moved: graded right after its cell")
     by_id = {ex.id: ex for ex in exercises}
     by_grade_id = {ex.grade_id: ex for ex in exercises}
@@ -245,7 +250,7 @@ def plan_grading(
             cell["source"] = runner(ex.id, f"{ex.grade_id}_check")
             plan.runner[ex.id] = len(plan.nb.cells)
         solved = by_grade_id.get(nbgrader_meta(cell).get("grade_id", ""))
-        if solved is not None and cell["cell_type"] == "code":
+        if solved is not None and graded.get(solved.id) == position:
             plan.solution[solved.id] = len(plan.nb.cells)
         plan.nb.cells.append(cell)
         plan.original.append(position)

@@ -118,7 +118,8 @@ def cell_index(nb: Any) -> tuple[dict[str, list[int]], list[str]]:
         if grade_id:
             found.setdefault(grade_id, []).append(position)
     problems = [
-        f"cell {grade_id!r} appears {len(where)} times (a copied cell?): the last one is graded"
+        f"cell {grade_id!r} appears {len(where)} times (a copied cell?): the exercise cell just before "
+        "its check cell is graded"
         for grade_id, where in found.items()
         if len(where) > 1
     ]
