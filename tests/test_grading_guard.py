@@ -45,6 +45,15 @@ def test_a_replaced_function_method_or_property_is_named(snapshot, monkeypatch, 
     assert snapshot.replaced() == [shown]
 
 
+def test_a_changed_constant_table_of_varfunc_is_named(snapshot, monkeypatch):
+    # ch10's checks name the nodes with MODERN_NAMES: {"Add": "Add"} made v0.1 names pass as today's
+    import varfunc.modern as modern
+
+    assert ("varfunc.modern", "MODERN_NAMES") in snapshot.tables
+    monkeypatch.setitem(modern.MODERN_NAMES, "Add", "Add")
+    assert snapshot.replaced() == ["the contents of varfunc.modern.MODERN_NAMES"]
+
+
 def test_a_bound_method_made_again_is_the_same_but_another_self_is_not(monkeypatch):
     class Shell:
         def get_ipython(self):

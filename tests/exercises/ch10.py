@@ -55,6 +55,18 @@ predicted_next = {
     ],
     "ch10.next_functions": [
         (
+            "the kit's property, kept before the check switches it off",
+            """
+from varfunc.modern import ModernFunctionNames
+
+_kit = ModernFunctionNames.next_functions
+
+
+def next_functions_of(fn):
+    return _kit.fget(fn)
+""",
+        ),
+        (
             "the input's position instead of the output number",
             """
 def next_functions_of(fn):

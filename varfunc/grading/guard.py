@@ -7,7 +7,8 @@ A notebook that replaced one of those (``np.allclose = lambda *a, **k: True``, a
 and method in the watched modules (and of the code and default arguments of each Python function
 among them, NumPy's dispatchers included) and keeps IPython's ``display`` as it was. Before and again
 after an exercise's checks run, ``Snapshot.replaced()`` lists what the notebook rebound or rewrote
-since; if anything was, the exercise scores nothing and the report names what was replaced. Verdicts
+since, and whether the contents of varfunc's constant tables (``MODERN_NAMES``, ...) changed; if
+anything was, the exercise scores nothing and the report names what was replaced. Verdicts
 are shown with the kept ``display``.
 
 This stops one-line shortcuts, not a determined attack on the grader itself (the snapshot lives in
@@ -18,6 +19,7 @@ against" says where the line is and how to grade untrusted code.
 from __future__ import annotations
 
 import builtins
+import copy
 import importlib
 import sys
 import types
@@ -66,6 +68,7 @@ class Snapshot:
         self.entries = entries
         self.display = display
         self.behaviours = {key: _behaviour(value) for key, value in entries.items()}
+        self.tables = _tables()
 
     @classmethod
     def take(cls) -> Snapshot:
@@ -94,7 +97,26 @@ class Snapshot:
                 found.append(f"{owner}.{name}")
             elif not _identical(_behaviour(value), self.behaviours[(owner, name)]):
                 found.append(f"the code or defaults of {owner}.{name}")
+        now = _tables()
+        found += [
+            f"the contents of {owner}.{name}"
+            for (owner, name), then in self.tables.items()
+            if (owner, name) not in now or now[(owner, name)] != then
+        ]
         return sorted(found)
+
+
+def _tables() -> dict[tuple[str, str], Any]:
+    """A copy of each constant table of varfunc (a module-level dict, list or set with a public
+    UPPER_CASE name, such as varfunc.modern.MODERN_NAMES): the checks compute their answers with them.
+    (Private ones, such as function._FLAGS, are caches the kit itself fills.)"""
+    return {
+        (module.__name__, name): copy.deepcopy(value)
+        for module in _watched_modules()
+        if module.__name__.startswith("varfunc")
+        for name, value in list(vars(module).items())
+        if name.isupper() and not name.startswith("_") and type(value) in (dict, list, set)
+    }
 
 
 def _same(now: Any, then: Any) -> bool:
