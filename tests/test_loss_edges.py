@@ -39,3 +39,12 @@ def test_nll_loss_takes_its_target_as_a_torch_tensor_too():
     scores = np.array([[0.2, 1.5, -0.3], [2.0, 0.1, 0.4]])
     loss = nn.cross_entropy(Variable(scores), torch.tensor([1, 0]))
     assert loss.item() == pytest.approx(nn.cross_entropy(Variable(scores), np.array([1, 0])).item())
+
+
+def test_the_smooth_l1_module_takes_beta_as_the_function_does():
+    x, y = Variable(np.array([0.0, 0.3, 2.0])), np.zeros(3)
+    module = nn.SmoothL1Loss(reduction="sum", beta=0.5)
+    assert (
+        module(x, y).item() == nn.smooth_l1_loss(x, y, "sum", beta=0.5).item() == pytest.approx(0.09 + 1.75)
+    )
+    assert repr(module) == "SmoothL1Loss(reduction='sum', beta=0.5)"

@@ -47,14 +47,18 @@ def test_a_shared_layer_is_in_the_state_dict_under_each_of_its_names():
     assert list(model.state_dict()) == names
     assert len(list(model.parameters())) == 3  # an optimizer still gets each Parameter once
     other = tied(nn, np.ones(1))
-    other.load_state_dict(model.state_dict())  # strict: every name is there
+    assert other.load_state_dict(model.state_dict()) == ([], [])  # strict: every name is there
     np.testing.assert_array_equal(other[0].weight.data, model[0].weight.data)
+    assert [name for name, _ in model.named_children()] == ["0", "1"]  # the shared layer once, as in torch
+    partial = other.load_state_dict({"scale": np.ones(1), "extra": np.ones(1)}, strict=False)
+    assert partial.missing_keys == names[1:] and partial.unexpected_keys == ["extra"]
 
 
 def test_a_shared_layers_state_dict_names_match_torch():
     torch = pytest.importorskip("torch")
     names = [n for n, _ in tied(torch.nn, torch.ones(1)).named_modules(remove_duplicate=False)]
     assert [n for n, _ in tied(nn, np.ones(1)).named_modules(remove_duplicate=False)] == names
+    assert [n for n, _ in tied(torch.nn, torch.ones(1)).named_children()] == ["0", "1"]
     theirs = tied(torch.nn, torch.ones(1)).state_dict()
     assert list(tied(nn, np.ones(1)).state_dict()) == list(theirs)
     mine = tied(nn, np.ones(1))
@@ -140,3 +144,10 @@ def test_to_cuda_without_gpu_raises_the_backend_error_and_moves_nothing():
     assert all(p.device == "cpu" for p in model.parameters())
     for name, value in model.state_dict().items():
         np.testing.assert_array_equal(value, before[name])
+
+
+def test_train_takes_only_a_bool():
+    model = TwoLayer()
+    with pytest.raises(DTypeError, match=r"TwoLayer.train: mode must be True or False, got 'False'"):
+        model.train("False")  # a non-empty string is true: it would have stayed in training mode
+    assert model.training and model.eval() is model and not model.fc1.training

@@ -354,6 +354,16 @@ class SmoothL1Loss(_Loss):
 
     function = staticmethod(smooth_l1_loss)
 
+    def __init__(self, reduction: str = "mean", beta: float = 1.0) -> None:
+        super().__init__(reduction)
+        self.beta = beta
+
+    def forward(self, input: Variable, target: Any) -> Variable:
+        return smooth_l1_loss(input, target, self.reduction, beta=self.beta)
+
+    def extra_repr(self) -> str:
+        return f"{super().extra_repr()}, beta={self.beta}"
+
 
 class _ClassLoss(_Loss):
     """A loss over class indices: it also keeps the class weights and the index to ignore."""

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -34,6 +34,13 @@ class Parameter(Variable):
 
     def __repr__(self) -> str:
         return "Parameter containing:\n" + super().__repr__().split("\n", 1)[1]
+
+
+class IncompatibleKeys(NamedTuple):
+    """What load_state_dict did not match: names the model has and the dict lacks, and the reverse."""
+
+    missing_keys: list[str]
+    unexpected_keys: list[str]
 
 
 class Module:
@@ -137,12 +144,17 @@ class Module:
             yield param
 
     def named_children(self) -> Iterator[tuple[str, Module]]:
-        """(name, Module) for the direct sub-Modules."""
-        yield from self._modules.items()
+        """(name, Module) for the direct sub-Modules; one registered under two names comes once."""
+        seen = set()
+        for name, module in self._modules.items():
+            if id(module) not in seen:
+                seen.add(id(module))
+                yield name, module
 
     def children(self) -> Iterator[Module]:
-        """The direct sub-Modules."""
-        yield from self._modules.values()
+        """The direct sub-Modules (each once)."""
+        for _, module in self.named_children():
+            yield module
 
     def named_modules(
         self, prefix: str = "", remove_duplicate: bool = True, _seen: set | None = None
@@ -184,6 +196,8 @@ class Module:
 
     def train(self, mode: bool = True) -> Module:
         """Put this Module and its sub-Modules in training mode (or evaluation mode if mode is False)."""
+        if not isinstance(mode, (bool, np.bool_)):  # train("False") would be True
+            raise DTypeError(f"{type(self).__name__}.train: mode must be True or False, got {mode!r}")
         for module in self.modules():
             object.__setattr__(module, "training", bool(mode))
         return self
@@ -204,11 +218,12 @@ class Module:
             (name, param.data.copy()) for name, param in self.named_parameters(remove_duplicate=False)
         )
 
-    def load_state_dict(self, state_dict: Any, strict: bool = True) -> None:
+    def load_state_dict(self, state_dict: Any, strict: bool = True) -> IncompatibleKeys:
         """Copy arrays into the parameters of the same names (onto each parameter's device and dtype).
 
         With strict, the names must match exactly; a missing or unexpected name is an error. Shapes
-        must always match. Nothing is changed unless every entry fits.
+        must always match. Nothing is changed unless every entry fits. Returns the names that did
+        not match, as torch does: (missing_keys, unexpected_keys).
         """
         params = OrderedDict(self.named_parameters(remove_duplicate=False))
         missing = [name for name in params if name not in state_dict]
@@ -242,6 +257,7 @@ class Module:
             updates.append((param, array))
         for param, array in updates:
             param.data = array
+        return IncompatibleKeys(missing, unexpected)
 
     # --- devices and dtypes ----------------------------------------------------------------------
 
