@@ -107,3 +107,22 @@ def test_reports_name_a_cell_by_its_number_counting_from_1():
     nb.cells[2].metadata["nbgrader"] = "oops"
     _, problems = cell_index(nb)
     assert len(problems) == 1 and problems[0].startswith("cell 3 (counting from 1) has damaged nbgrader")
+
+
+def test_a_multi_line_error_stays_one_block_in_the_markdown_and_html_reports():
+    report = _report_with_a_cell_error(0)
+    report["cell_errors"][0]["error"] = "ValueError: first line\n# not a heading\n``` not a fence end"
+    text = markdown(report)
+    assert "\n  ````\n  ValueError: first line\n  # not a heading\n  ``` not a fence end\n  ````\n" in text
+    report["exercises"] = [
+        {
+            "id": "ch03.mul",
+            "title": "Mul",
+            "points": 0,
+            "max_points": 3,
+            "status": "failed",
+            "reason": "a\nb|c",
+        }
+    ]
+    assert "| a<br>b\\|c |" in markdown(report)
+    assert "code{white-space:pre-wrap}" in to_html(report)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import csv
 import html
 import json
+import re
 from pathlib import Path
 
 from .notebook import cell_name
@@ -44,7 +45,7 @@ def markdown(report: dict) -> str:
         lines += ["", "## Problems with the notebook", ""] + [f"- {p}" for p in report["problems"]]
     lines += ["", "## Exercises", "", "| exercise | points | result | why |", "|---|---:|---|---|"]
     for ex in report["exercises"]:
-        why = ex["reason"].replace("|", "\\|")
+        why = ex["reason"].replace("|", "\\|").replace("\n", "<br>")  # a table row is one line
         result = STATUS_TEXT.get(ex["status"], ex["status"])
         lines.append(
             f"| `{ex['id']}` {ex['title']} | {ex['points']} / {ex['max_points']} | {result} | {why} |"
@@ -54,14 +55,25 @@ def markdown(report: dict) -> str:
         lines += ["", "## What failed", ""]
         for ex in failed:
             lines.append(f"### `{ex['id']}`")
-            lines += [f"- {key}: `{ex[key]}`" for key in DETAILS if key in ex]
+            lines += [f"- {key}: {_code(ex[key])}" for key in DETAILS if key in ex]
             lines.append("")
     if report.get("cell_errors"):
         lines += ["", "## Cells that raised an error", ""]
         for err in report["cell_errors"]:
             tag = f", grade_id `{err['grade_id']}`" if err.get("grade_id") else ""
-            lines.append(f"- {_where(err)}{tag}: {err['status']}: `{err['error']}`")
+            lines.append(f"- {_where(err)}{tag}: {err['status']}: {_code(err['error'])}")
     return "\n".join(lines).rstrip() + "\n"
+
+
+def _code(value: object) -> str:
+    """value as Markdown code inside a list item: inline on one line, else an indented fenced block
+    (fenced with more backticks than it holds in a row, so no line of it can end the block)."""
+    text = str(value)
+    fence = "`" * max(3, 1 + max((len(run) for run in re.findall(r"`+", text)), default=0))
+    if "\n" not in text and "`" not in text:
+        return f"`{text}`"
+    body = "\n".join(f"  {line}" for line in text.splitlines())
+    return f"\n\n  {fence}\n{body}\n  {fence}\n"
 
 
 def to_html(report: dict) -> str:
@@ -88,7 +100,7 @@ def to_html(report: dict) -> str:
         f"<title>{esc(title(report))}</title><style>"
         "body{font-family:sans-serif;max-width:60em;margin:2em auto}table{border-collapse:collapse}"
         "td,th{border:1px solid #ccc;padding:.4em;vertical-align:top}tr.passed td{background:#e8f6e8}"
-        "tr:not(.passed) td{background:#fbeaea}</style></head><body>\n"
+        "tr:not(.passed) td{background:#fbeaea}code{white-space:pre-wrap}</style></head><body>\n"
         f"<h1>{esc(title(report))}</h1>\n<p>Submission: <code>{esc(report['submission'])}</code>, "
         f"status: {esc(report['status'])}</p>\n"
         + (f"<h2>Problems with the notebook</h2><ul>{problems}</ul>\n" if problems else "")
