@@ -162,21 +162,13 @@ def test_the_released_chapter_04_holds_no_widget_state(tmp_path):
     assert "widget-state" not in text and "HTMLModel" not in text
 
 
-def test_a_damaged_notebook_stops_the_release_before_anything_is_written(tmp_path):
+def _course(tmp_path: Path) -> Path:
+    """A folder to release: chapter 03's notebook (as 03_third.ipynb) and a data file."""
     source = tmp_path / "course"
     source.mkdir()
-    for name in ("01_first.ipynb", "03_third.ipynb"):
-        (source / name).write_bytes(CHAPTERS[3].read_bytes())
-    (source / "02_damaged.ipynb").write_text('{"cells": [')
+    (source / "03_third.ipynb").write_bytes(CHAPTERS[3].read_bytes())
     (source / "data.txt").write_text("kept")
-    out = tmp_path / "out"
-    with pytest.raises(
-        ValueError, match=r"nothing was written: \S*02_damaged.ipynb is not a readable notebook"
-    ):
-        release(source, out)
-    assert not out.exists()
-    assert main(["release", str(source), str(out)]) == 2
-    assert not out.exists()
+    return source
 
 
 @pytest.mark.parametrize(
@@ -213,18 +205,31 @@ def test_a_solution_region_outside_a_solution_cell_stops_the_release():
         release_notebook(nb)
 
 
-def test_a_file_of_hidden_checks_next_to_the_notebooks_stops_the_release(tmp_path, capsys):
-    source = tmp_path / "course"
-    source.mkdir()
-    (source / "03_third.ipynb").write_bytes(CHAPTERS[3].read_bytes())
-    (source / "data.txt").write_text("kept")
-    (source / "my_checks.py").write_text("from varfunc.grading.hidden import hidden_check\n")
-    out = tmp_path / "out"
-    with pytest.raises(
-        ValueError, match=r"my_checks.py holds hidden checks .* would be copied to the students"
-    ):
+@pytest.mark.parametrize(
+    "bad, words",
+    [
+        (
+            {"01_first.ipynb": CHAPTERS[3].read_text(), "02_damaged.ipynb": '{"cells": ['},
+            r"\S*02_damaged.ipynb is not a readable notebook",
+        ),
+        (
+            {"my_checks.py": "from varfunc.grading.hidden import hidden_check\n"},
+            r"\S*my_checks.py holds hidden checks .* would be copied to the students",
+        ),
+    ],
+    ids=["damaged notebook", "hidden checks"],
+)
+def test_a_bad_file_in_the_folder_stops_the_release_before_anything_is_written(tmp_path, bad, words):
+    source, out = _course(tmp_path), tmp_path / "out"
+    for name, text in bad.items():
+        (source / name).write_text(text)
+    with pytest.raises(ValueError, match="nothing was written: " + words):
         release(source, out)
     assert not out.exists()
-    (source / "my_checks.py").unlink()
-    assert main(["release", str(source), str(out)]) == 0
+    assert main(["release", str(source), str(out)]) == 2
+    assert not out.exists()
+
+
+def test_release_lists_the_other_files_it_copies(tmp_path, capsys):
+    assert main(["release", str(_course(tmp_path)), str(tmp_path / "out")]) == 0
     assert "copied 1 other file(s) as they are: data.txt" in capsys.readouterr().out

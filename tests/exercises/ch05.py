@@ -170,45 +170,6 @@ class BroadcastMul(Function):
 """
 )
 
-MATMUL_NO_TRANSPOSES = """
-class MyMatmul(Function):
-    def forward(self, a, b):
-        self.save_for_backward(a, b)
-        return a @ b
-
-    def backward(self, grad_output):
-        a, b = self.saved_tensors
-        grad_a = grad_output @ b if self.needs_input_grad[0] else None
-        grad_b = a @ grad_output if self.needs_input_grad[1] else None
-        return grad_a, grad_b
-"""
-
-MATMUL_GRAD_B_TRANSPOSED = """
-class MyMatmul(Function):
-    def forward(self, a, b):
-        self.save_for_backward(a, b)
-        return a @ b
-
-    def backward(self, grad_output):
-        a, b = self.saved_tensors
-        grad_a = grad_output @ b.T if self.needs_input_grad[0] else None
-        grad_b = (a.T @ grad_output).T if self.needs_input_grad[1] else None
-        return grad_a, grad_b
-"""
-
-MATMUL_SQUARE_ONLY = """
-class MyMatmul(Function):
-    def forward(self, a, b):
-        self.save_for_backward(a, b)
-        return a @ b
-
-    def backward(self, grad_output):
-        a, b = self.saved_tensors
-        grad_a = b.T @ grad_output if self.needs_input_grad[0] else None
-        grad_b = grad_output @ a.T if self.needs_input_grad[1] else None
-        return grad_a, grad_b
-"""
-
 SIGMOID_FLOAT32 = """
 class MySigmoid(Function):
     def forward(self, a):
@@ -221,7 +182,8 @@ class MySigmoid(Function):
         return grad_output * y * (1 - y)
 """
 
-MATMUL_ONLY_THE_NEEDED = """
+# Every MyMatmul answer below shares its forward; each writes its own backward.
+MATMUL_HEAD = """
 class MyMatmul(Function):
     def forward(self, a, b):
         self.save_for_backward(a, b)
@@ -229,6 +191,38 @@ class MyMatmul(Function):
 
     def backward(self, grad_output):
         a, b = self.saved_tensors
+"""
+
+MATMUL_NO_TRANSPOSES = (
+    MATMUL_HEAD
+    + """\
+        grad_a = grad_output @ b if self.needs_input_grad[0] else None
+        grad_b = a @ grad_output if self.needs_input_grad[1] else None
+        return grad_a, grad_b
+"""
+)
+
+MATMUL_GRAD_B_TRANSPOSED = (
+    MATMUL_HEAD
+    + """\
+        grad_a = grad_output @ b.T if self.needs_input_grad[0] else None
+        grad_b = (a.T @ grad_output).T if self.needs_input_grad[1] else None
+        return grad_a, grad_b
+"""
+)
+
+MATMUL_SQUARE_ONLY = (
+    MATMUL_HEAD
+    + """\
+        grad_a = b.T @ grad_output if self.needs_input_grad[0] else None
+        grad_b = grad_output @ a.T if self.needs_input_grad[1] else None
+        return grad_a, grad_b
+"""
+)
+
+MATMUL_ONLY_THE_NEEDED = (
+    MATMUL_HEAD
+    + """\
         grads = []
         if self.needs_input_grad[0]:
             grads.append(grad_output @ b.T)
@@ -236,17 +230,14 @@ class MyMatmul(Function):
             grads.append(a.T @ grad_output)
         return tuple(grads)  # only the needed ones: no None in their place
 """
+)
 
-MATMUL_ALWAYS_BOTH = """
-class MyMatmul(Function):
-    def forward(self, a, b):
-        self.save_for_backward(a, b)
-        return a @ b
-
-    def backward(self, grad_output):
-        a, b = self.saved_tensors
+MATMUL_ALWAYS_BOTH = (
+    MATMUL_HEAD
+    + """\
         return grad_output @ b.T, a.T @ grad_output
 """
+)
 
 WRONG_ANSWERS = {
     "ch05.sigmoid": [
