@@ -16,12 +16,8 @@ from .layers import (
     linear,
     manual_seed,
 )
+from .loss_modules import CrossEntropyLoss, L1Loss, MSELoss, NLLLoss, SmoothL1Loss
 from .losses import (
-    CrossEntropyLoss,
-    L1Loss,
-    MSELoss,
-    NLLLoss,
-    SmoothL1Loss,
     accuracy,
     classes_from_scores,
     cross_entropy,
