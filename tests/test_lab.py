@@ -41,6 +41,16 @@ def test_kernel_spec_is_this_interpreter(tmp_path):
     assert spec["language"] == "python"
 
 
+@pytest.mark.parametrize("damaged", ["{not json", "[1, 2]", '"a string"'])
+def test_a_damaged_kernel_spec_is_installed_anew(tmp_path, damaged):
+    pytest.importorskip("ipykernel", reason="the lab extra is not installed")
+    path = tmp_path / "share" / "jupyter" / "kernels" / "python3" / "kernel.json"
+    path.parent.mkdir(parents=True)
+    path.write_text(damaged)  # JSON that is not an object stopped make lab with an AttributeError
+    assert lab.install_kernel(prefix=str(tmp_path)) == path
+    assert json.loads(path.read_text())["argv"][0] == sys.executable
+
+
 def test_lab_argv_puts_the_kit_options_first():
     argv = lab.lab_argv("notebooks/", ["--no-browser", "--port=8899"])
     assert argv[: len(lab.SERVER_OPTIONS)] == list(lab.SERVER_OPTIONS)

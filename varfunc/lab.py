@@ -72,6 +72,8 @@ def install_kernel(prefix: str | None = None) -> Path:
         spec = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         spec = {}
+    if not isinstance(spec, dict):  # JSON, but not a kernel spec: installed anew, like a damaged one
+        spec = {}
     argv = spec.get("argv") or [""]
     if spec.get("display_name") != KERNEL_DISPLAY_NAME or argv[0] != sys.executable:
         from ipykernel.kernelspec import install  # only when JupyterLab starts
