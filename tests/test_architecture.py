@@ -23,7 +23,7 @@ CORE = {
     "operators",
     "modern",
 }
-OUTER = {"viz", "nn", "optim", "data", "grading", "train", "lab"}
+OUTER = {"viz", "nn", "optim", "data", "grading", "train", "inference", "lab"}
 
 
 def module_name(path: Path) -> str:

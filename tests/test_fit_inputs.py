@@ -39,7 +39,8 @@ def batch_orders(train_data, problem=None, **kwargs):
     seen = []
 
     def loss_fn(output, target):
-        seen.append(target.data.ravel().tolist())
+        if not target.volatile:  # fit's trial before the first step is volatile: not a batch
+            seen.append(target.data.ravel().tolist())
         return nn.mse_loss(output, target)
 
     fit(model, loss_fn, optimizer, train_data, progress=False, **kwargs)
@@ -97,7 +98,7 @@ def test_fit_explains_train_data_it_cannot_use():
             data.Minibatches(np.ones((10, 2)), np.ones((10, 1)), batch_size=32, drop_last=True),
             "10 rows, batch_size=32, drop_last=True",
         ),
-        ((np.ones((0, 2)), np.ones((0, 1))), "0 rows, batch_size=32, drop_last=False"),
+        ((np.ones((0, 2)), np.ones((0, 1))), r"train_data has no rows \(shapes \(0, 2\) and \(0, 1\)\)"),
         ([], r"train_data \(list\) gives no batches"),
         ((b for b in []), r"train_data \(generator\) gives no batches"),
     ],
@@ -136,8 +137,12 @@ def test_fit_wants_val_data_as_an_x_y_pair():
 def test_fit_wants_a_one_element_loss():
     X, y, model, optimizer = linear_problem()
     per_row = lambda output, target: nn.mse_loss(output, target, reduction="none")  # noqa: E731
-    words = r"fit: loss_fn must return a one-element Variable, got shape \(4, 1\)"
-    assert_refused(ValueError, words, model, per_row, optimizer, (X, y), batch_size=4)
+    words = r"loss_fn must return a one-element Variable, got shape \({}, 1\)"
+    tried = r"fit \(tried on the first rows before training\): " + words.format(8)
+    assert_refused(ValueError, tried, model, per_row, optimizer, (X, y), batch_size=4)
+    assert_refused(ValueError, tried, model, per_row, optimizer, data.Minibatches(X, y, batch_size=4))
+    by_hand = [(const(X[:4]), const(y[:4]))]  # batches made by hand: found at the first step
+    assert_refused(ValueError, "fit: " + words.format(4), model, per_row, optimizer, by_hand)
 
 
 def test_metrics_get_y_as_an_array_and_history_seconds_count_them():
@@ -175,7 +180,12 @@ def test_history_plots_validation_where_each_epoch_ended():
     # 4 steps per epoch (batches of 3); max_steps cuts the second epoch short
     kwargs = dict(epochs=3, batch_size=3, max_steps=6, val_data=(X, y), callback=steps_of, progress=False)
     history = fit(model, counting_loss, optimizer, (X, y), **kwargs)
-    assert evaluated_at == [0, 4, 6]  # 0: fit tries val_data's loss before the first step
+    assert evaluated_at == [
+        0,
+        0,
+        4,
+        6,
+    ]  # 0, 0: fit tries the loss on train and val rows before the first step
     validation = history.plot().get_lines()[-1]
     assert validation.get_label() == "validation loss"
     assert validation.get_xdata().tolist() == [4, 6]
@@ -273,7 +283,8 @@ def test_fit_refuses_an_optimizer_made_for_another_model():
 
 def test_fit_refuses_a_batch_size_its_batches_would_ignore():
     X, y, model, optimizer = linear_problem()
-    words = r"batch_size=7 cuts arrays \(X, y\) into batches, but train_data is Minibatches \(batch_size=4\)"
+    words = r"batch_size=7 is for cutting arrays \(X, y\) into batches, but train_data is Minibatches "
+    words += r"\(batch_size=4\)"
     assert_refused(
         ValueError, words, model, nn.mse_loss, optimizer, data.Minibatches(X, y, batch_size=4), batch_size=7
     )

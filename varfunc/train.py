@@ -22,12 +22,19 @@ from typing import Any
 
 import numpy as np
 
-from .backend import to_device
 from .data import Minibatches
 from .data.loader import as_arrays
 from .errors import ShapeError
+from .inference import (  # noqa: F401 - evaluate, predict_classes and the plot are varfunc.train's too
+    _evaluate,
+    _in_model_dtype,
+    _model_device,
+    _one_value,
+    evaluate,
+    plot_decision_boundary,
+    predict_classes,
+)
 from .nn import Module, default_rng
-from .nn.losses import classes_from_scores
 from .variable import Variable
 
 
@@ -108,37 +115,19 @@ def _array_pair(data: Any, name: str) -> tuple | None:
             f"fit: the arrays of {name} have shapes {X.shape} and {y.shape}; "
             "X and y need the same number of rows, one per sample"
         )
+    if len(X) == 0:
+        raise ValueError(f"fit: {name} has no rows (shapes {X.shape} and {y.shape}); give at least one")
     return X, y
 
 
-def _model_device(model: Module) -> str:
-    for param in model.parameters():
-        return param.device
-    return "cpu"
-
-
-def _in_model_dtype(model: Module, arrays: tuple) -> tuple:
-    """The floating-point arrays cast to the model's (float64 data, float32 layers); others as they are.
-
-    NumPy would compute a float32 layer on float64 data in float64, silently and more slowly;
-    PyTorch refuses the mix. Integer arrays (labels, indices) are left alone.
-    """
-    dtype = next((p.dtype for p in model.parameters() if p.dtype.kind == "f"), None)
-    if dtype is None:
-        return arrays
-    return tuple(a.astype(dtype) if a.dtype.kind == "f" and a.dtype != dtype else a for a in arrays)
-
-
-def _for_model(model: Module, *values: Any) -> tuple:
-    """The arrays of values (Variables, arrays, lists) on the model's device, floats in its dtype."""
-    arrays = _in_model_dtype(
-        model, tuple(v.data if isinstance(v, Variable) else np.asarray(v) for v in values)
-    )
-    return tuple(to_device(a, _model_device(model)) for a in arrays)
-
-
 def _check_optimizer(model: Module, optimizer: Any) -> None:
-    """Refuse an optimizer that holds none of the model's parameters: it would train nothing."""
+    """Refuse what is no optimizer, or one that holds none of the model's parameters (it would train
+    nothing)."""
+    if not (callable(getattr(optimizer, "zero_grad", None)) and callable(getattr(optimizer, "step", None))):
+        raise TypeError(
+            f"fit: optimizer must have zero_grad() and step(), got {type(optimizer).__name__}; "
+            "make one for the model: optim.SGD(model.parameters(), lr=...)"
+        )
     params = list(model.parameters())
     held = {id(p) for group in getattr(optimizer, "param_groups", ()) for p in group["params"]}
     if params and held and not any(id(p) in held for p in params):
@@ -146,6 +135,34 @@ def _check_optimizer(model: Module, optimizer: Any) -> None:
             f"fit: the optimizer holds {len(held)} parameter(s), none of them the model's, so training "
             "would change nothing; make it for this model: optim.SGD(model.parameters(), lr=...)"
         )
+
+
+def _check_connected(loss: Variable, optimizer: Any) -> None:
+    """Refuse a loss whose graph reaches none of the optimizer's parameters (loss_fn cut it from the
+    model, e.g. with Variable(output.data)): backward would leave them as they are, and so would fit."""
+    params = {id(p) for group in getattr(optimizer, "param_groups", ()) for p in group["params"]}
+    stack, seen = [loss.creator], set()
+    while stack:
+        fn = stack.pop()
+        if fn is None or id(fn) in seen:
+            continue
+        seen.add(id(fn))
+        variable = getattr(fn, "variable", None)  # a Leaf's
+        if variable is not None and id(variable) in params:
+            return
+        stack.extend(creator for creator, _ in fn.previous_functions or ())
+    if params:
+        raise ValueError(
+            "fit: the loss does not depend on any parameter the optimizer holds, so no step would "
+            "change them; compute the loss from model(x) itself (not from a new Variable of its .data)"
+        )
+
+
+def _rows(x: Any) -> int:
+    """The samples in a batch's input: its rows (a tuple of inputs: the first one's)."""
+    if isinstance(x, tuple):
+        x = x[0]
+    return len(x) if getattr(x, "ndim", 1) else 1
 
 
 def _positive_int(name: str, value: Any) -> None:
@@ -164,25 +181,6 @@ def _no_batches(batches: Any) -> str:
             f"drop_last={batches.drop_last}; give more rows, a smaller batch_size or drop_last=False"
         )
     return f"train_data ({type(batches).__name__}) gives no batches; give at least one (x, y) batch"
-
-
-def evaluate(
-    model: Module, X: Any, y: Any, loss_fn: Callable | None = None, metrics: dict | None = None
-) -> dict:
-    """Loss and metrics of the model on (X, y), in eval mode and without building a graph (volatile)."""
-    was_training = model.training
-    model.eval()
-    try:
-        x, target = _for_model(model, X, y)
-        output = model(Variable(x, volatile=True))
-        results = {}
-        if loss_fn is not None:
-            results["loss"] = float(loss_fn(output, Variable(target, volatile=True)).item())
-        for name, metric in (metrics or {}).items():
-            results[name] = float(metric(output, target))
-    finally:
-        model.train(was_training)
-    return results
 
 
 def fit(
@@ -213,8 +211,10 @@ def fit(
     ``loss_fn(output, y)`` gets y as a Variable (as the batches hold it); ``metrics`` maps names to
     functions ``metric(output, y)`` (e.g. ``{'accuracy': nn.accuracy}``) that get y as an array,
     computed after each epoch on the whole training set (given as arrays or Minibatches of (X, y))
-    and on ``val_data``, an (X, y) pair. They, the loss on val_data and the optimizer are tried
-    before the first step, so that a mistake in them stops fit before it changes the model.
+    and on ``val_data``, an (X, y) pair. The settings, the optimizer, and loss_fn and the metrics on
+    the first 8 rows of the training arrays and of val_data (in eval mode, without a graph) are tried
+    before the first step, so that a mistake in them stops fit before it changes the model, its mode
+    or nn's generator; after the first backward, fit checks that the loss reached the parameters.
     Training stops early after ``max_steps`` steps or when a step's loss is below ``stop_loss``
     (the 2017 regression example's rule). ``callback(step, loss)`` runs after every step.
     ``history``: a History to add this run to (a new one by default). Pass one you hold to keep
@@ -227,6 +227,11 @@ def fit(
         _positive_int("max_steps", max_steps)
     if history is not None and not isinstance(history, History):
         raise TypeError(f"fit: history must be a History (from an earlier fit), got {type(history).__name__}")
+    if stop_loss is not None and (isinstance(stop_loss, bool) or not isinstance(stop_loss, (int, float))):
+        raise TypeError(f"fit: stop_loss must be a number (e.g. 1e-3), got {stop_loss!r}")
+    if callback is not None and not callable(callback):
+        raise TypeError(f"fit: callback must be a function callback(step, loss), got {callback!r}")
+    _check_optimizer(model, optimizer)
     val_arrays = None
     if val_data is not None:
         val_arrays = None if isinstance(val_data, Minibatches) else _array_pair(val_data, "val_data")
@@ -238,18 +243,25 @@ def fit(
     train_arrays = _array_pair(train_data, "train_data")
     if train_arrays is not None:
         train_arrays = _in_model_dtype(model, train_arrays)
+    makes_batches = train_arrays is not None and not isinstance(train_data, Minibatches)
+    for setting, value in (("batch_size", batch_size), ("seed", seed)):
+        if value is not None and not makes_batches:
+            sized = setting == "batch_size" and isinstance(train_data, Minibatches)
+            own = f" (batch_size={train_data.batch_size})" if sized else ""
+            raise ValueError(
+                f"fit: {setting}={value!r} is for cutting arrays (X, y) into batches, but train_data is "
+                f"{type(train_data).__name__}{own}, which makes its own; set it there"
+            )
+    metrics = dict(metrics or {})
+    # tried on 8 rows, in eval mode and without a graph, before anything changes: a mistake in
+    # loss_fn, the metrics, val_data or the data's shapes stops fit before the first step
+    _epoch_metrics(model, loss_fn, train_arrays, val_arrays, metrics, rows=slice(0, 8), train_loss=True)
     batches = train_data
-    if train_arrays is not None and not isinstance(train_data, Minibatches):
+    if makes_batches:
         if seed is None:  # from nn's generator: nn.manual_seed repeats a run, and each call shuffles anew
             seed = int(default_rng().integers(2**32))
         batches = Minibatches(
             *train_arrays, batch_size=batch_size or 32, shuffle=True, seed=seed, device=_model_device(model)
-        )
-    elif batch_size is not None:
-        own = f" (batch_size={train_data.batch_size})" if isinstance(train_data, Minibatches) else ""
-        raise ValueError(
-            f"fit: batch_size={batch_size} cuts arrays (X, y) into batches, but train_data is "
-            f"{type(train_data).__name__}{own}, which makes its own; set the size there"
         )
     if epochs > 1 and iter(batches) is batches:
         raise ValueError(
@@ -262,9 +274,6 @@ def fit(
         per_epoch = None
     if per_epoch == 0:
         raise ValueError(f"fit: {_no_batches(batches)}")
-    _check_optimizer(model, optimizer)
-    metrics = dict(metrics or {})
-    _epoch_metrics(model, loss_fn, train_arrays, val_arrays, metrics, rows=slice(0, 8))  # raises now
     history = History() if history is None else history
     first_step = history.steps
     total = per_epoch * epochs if per_epoch is not None else None
@@ -280,13 +289,9 @@ def fit(
             for x, y in batches:
                 optimizer.zero_grad()
                 loss = loss_fn(model(x), y)
-                if not isinstance(loss, Variable) or loss.numel() != 1:
-                    got = f"shape {loss.shape}" if isinstance(loss, Variable) else type(loss).__name__
-                    raise ValueError(
-                        f"fit: loss_fn must return a one-element Variable, got {got}; reduce the "
-                        "losses to one, e.g. with reduction='mean'"
-                    )
-                value = float(loss.item())
+                value = _one_value(loss, "fit")
+                if history.steps == first_step:  # once: a loss cut from the model trains nothing
+                    _check_connected(loss, optimizer)
                 if not math.isfinite(value):  # before the step: the weights that gave it stay to inspect
                     raise FloatingPointError(
                         f"fit: the loss became {value} at step {history.steps + 1}; lower the learning "
@@ -295,7 +300,7 @@ def fit(
                 loss.backward()
                 optimizer.step()
                 history.losses.append(value)
-                rows = len(x) if getattr(x, "ndim", 1) else 1
+                rows = _rows(x)
                 epoch_sum += value * rows
                 epoch_count += rows
                 if bar is not None:
@@ -321,13 +326,19 @@ def fit(
     return history
 
 
-def _epoch_metrics(model, loss_fn, train_arrays, val_arrays, metrics, rows=slice(None)) -> tuple:
-    """({metric: value} on the training arrays, {name: value} on val_data), on these rows of each."""
+def _epoch_metrics(
+    model, loss_fn, train_arrays, val_arrays, metrics, rows=slice(None), train_loss=False
+) -> tuple:
+    """({metric: value} on the training arrays, {name: value} on val_data), on these rows of each;
+    train_loss: the loss on the training arrays too (fit's trial before the first step)."""
     train, val = {}, {}
-    if metrics and train_arrays is not None:
-        train = evaluate(model, *(a[rows] for a in train_arrays), metrics=metrics)
+    where = "fit (tried on the first rows before training)" if train_loss else "fit"
+    if (metrics or train_loss) and train_arrays is not None:
+        loss = loss_fn if train_loss else None
+        train = _evaluate(model, *(a[rows] for a in train_arrays), loss, metrics, where)
+        train.pop("loss", None)  # the trial's: the epochs' training loss is the steps' mean
     if val_arrays is not None:
-        val = evaluate(model, *(a[rows] for a in val_arrays), loss_fn=loss_fn, metrics=metrics)
+        val = _evaluate(model, *(a[rows] for a in val_arrays), loss_fn, metrics, where)
     return train, val
 
 
@@ -351,40 +362,3 @@ def _progress_bar(total: int | None, progress: bool) -> Any:
     except ImportError:
         return None
     return tqdm(total=total, unit="step", desc="fit")
-
-
-def predict_classes(model: Module, X: Any) -> np.ndarray:
-    """The class the model picks for each row of X (nn.classes_from_scores), without building a graph."""
-    (x,) = _for_model(model, X)
-    output = model(Variable(x, volatile=True))
-    return classes_from_scores(to_device(output.data, "cpu"))
-
-
-def plot_decision_boundary(
-    model: Module, X: Any, y: Any, ax: Any = None, resolution: int = 200, margin: float = 0.25
-) -> Any:
-    """Colour the plane by the class the model predicts and scatter the 2-D points (X, y) on top."""
-    import matplotlib.pyplot as plt  # lazy: only plotting needs matplotlib
-
-    X = np.asarray(to_device(X.data if isinstance(X, Variable) else X, "cpu"))
-    y = np.asarray(to_device(y.data if isinstance(y, Variable) else y, "cpu"))
-    if X.ndim != 2 or X.shape[1] != 2:
-        raise ValueError(f"plot_decision_boundary: needs 2-D points of shape (N, 2), got {X.shape}")
-    if ax is None:
-        _, ax = plt.subplots(figsize=(4.5, 4.5), layout="constrained")
-    lo, hi = X.min(axis=0) - margin, X.max(axis=0) + margin
-    gx, gy = np.meshgrid(np.linspace(lo[0], hi[0], resolution), np.linspace(lo[1], hi[1], resolution))
-    grid = np.stack([gx.ravel(), gy.ravel()], axis=1).astype(X.dtype)
-    was_training = model.training
-    model.eval()
-    try:
-        classes = predict_classes(model, grid).reshape(gx.shape)
-    finally:
-        model.train(was_training)
-    n_classes = int(max(classes.max(), y.max())) + 1
-    ax.contourf(gx, gy, classes, levels=np.arange(n_classes + 1) - 0.5, cmap="coolwarm", alpha=0.3)
-    ax.scatter(X[:, 0], X[:, 1], c=y, cmap="coolwarm", s=12, edgecolors="k", linewidths=0.3)
-    ax.set_xlim(lo[0], hi[0])
-    ax.set_ylim(lo[1], hi[1])
-    ax.set_aspect("equal")
-    return ax
