@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import varfunc.data as data
-from varfunc import DeviceError, ShapeError, Variable
+from varfunc import DeviceError, DTypeError, ShapeError, Variable
 from varfunc.backend import gpu_status
 
 GENERATORS = {
@@ -163,10 +163,58 @@ def test_generators_name_themselves_when_a_count_is_wrong(make, words):
         make()
 
 
+@pytest.mark.parametrize(
+    "make, error, words",
+    [
+        (lambda: data.two_spirals(dtype=np.int64), DTypeError, "two_spirals: dtype must be a floating-point"),
+        (lambda: data.digits(dtype=np.uint8), DTypeError, r"digits: dtype .* got uint8, which would cut"),
+        (lambda: data.make_features(np.ones(3), degree=0), ValueError, "make_features: degree must be"),
+        (lambda: data.make_features(np.ones((5, 2))), ShapeError, r"one number per sample, .* got \(5, 2\)"),
+    ],
+)
+def test_generators_refuse_what_would_make_wrong_data(make, error, words):
+    # all-zero spirals, 94 % zero digits, and 10 rows of features from a (5, 2) array, silently
+    with pytest.raises(error, match=words):
+        make()
+    assert data.make_features(np.ones((5, 1)), degree=2).shape == (5, 2)
+
+
 @pytest.mark.skipif(gpu_status()[0], reason="a GPU is available here")
 def test_minibatches_to_cuda_without_gpu_raises():
     with pytest.raises(DeviceError, match="cannot move data to cuda"):
-        next(iter(data.Minibatches(np.ones((4, 2)), device="cuda")))
+        data.Minibatches(np.ones((4, 2)), device="cuda")  # said when made, not at the first batch
+
+
+@pytest.mark.parametrize(
+    "make, error, words",
+    [
+        (
+            lambda X: data.Minibatches(X, shuffle="False"),
+            TypeError,
+            "shuffle must be True or False, got 'False'",
+        ),
+        (
+            lambda X: data.Minibatches(X, seed="a"),
+            TypeError,
+            "Minibatches: seed must be an int, None or a np",
+        ),
+        (lambda X: data.Minibatches(X, device="gpu"), DeviceError, "unknown device 'gpu'"),
+        (
+            lambda X: data.train_test_split(X, 5),
+            TypeError,
+            r"argument 1 is the scalar 5, .* test_fraction=5\)",
+        ),
+        (
+            lambda X: data.train_test_split(X, test_fraction="0.2"),
+            TypeError,
+            "test_fraction must be a number",
+        ),
+        (lambda X: data.train_test_split(X, seed=1.5), TypeError, "train_test_split: seed must be an int"),
+    ],
+)
+def test_loader_settings_of_the_wrong_kind_are_named(make, error, words):
+    with pytest.raises(error, match=words):
+        make(np.ones((4, 2)))
 
 
 def test_train_test_split():
@@ -184,7 +232,7 @@ def test_train_test_split():
 
 def test_train_test_split_needs_arrays_of_one_length():
     X = np.zeros((10, 1))
-    with pytest.raises(ShapeError, match=r"the arrays have \[10, 12\] rows"):
+    with pytest.raises(ShapeError, match=r"array 1 has shape \(12,\) but array 0 has 10 rows"):
         data.train_test_split(X, np.arange(12))
     with pytest.raises(ValueError, match="pass the arrays to split"):
         data.train_test_split()

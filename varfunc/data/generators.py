@@ -11,6 +11,8 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from ..errors import DTypeError, ShapeError
+
 
 class Regression(NamedTuple):
     """A regression problem: inputs X (n, d), targets y (n, 1), and the true weight and bias."""
@@ -25,18 +27,24 @@ def _rng(seed: Any) -> np.random.Generator:
     return seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
 
 
-def _check_counts(generator: str, **counts: Any) -> None:
-    """A ValueError naming the generator unless every count (samples, features, degree) is a positive int."""
+def _check_counts(generator: str, dtype: Any = np.float64, **counts: Any) -> None:
+    """A ValueError naming the generator unless every count (samples, features, degree) is a positive
+    int; a DTypeError unless dtype is a floating-point type (integers would cut the points)."""
     for name, value in counts.items():
         if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
             raise ValueError(f"{generator}: {name} must be a positive integer, got {value!r}")
+    if np.dtype(dtype).kind != "f":
+        raise DTypeError(
+            f"{generator}: dtype must be a floating-point type (np.float32 or np.float64), got "
+            f"{np.dtype(dtype)}, which would cut the points to integers"
+        )
 
 
 def linear_regression(
     n_samples: int = 100, n_features: int = 1, noise: float = 0.1, seed: Any = 0, dtype: Any = np.float32
 ) -> Regression:
     """y = X @ weight + bias + noise, with X standard normal and weight, bias drawn like the 2017 example."""
-    _check_counts("linear_regression", n_samples=n_samples, n_features=n_features)
+    _check_counts("linear_regression", dtype, n_samples=n_samples, n_features=n_features)
     rng = _rng(seed)
     weight = rng.standard_normal((n_features, 1)) * 5
     bias = rng.standard_normal(1) * 5
@@ -47,7 +55,13 @@ def linear_regression(
 
 def make_features(x: Any, degree: int = 4) -> np.ndarray:
     """[x, x**2, ..., x**degree] as columns: the 2017 regression example's make_features."""
-    x = np.asarray(x).reshape(-1, 1)
+    _check_counts("make_features", degree=degree)
+    x = np.asarray(x)
+    if x.ndim > 1 and x.shape[1:] != (1,):  # one number per sample: (n,) or (n, 1)
+        raise ShapeError(
+            f"make_features: x must hold one number per sample, shape (n,) or (n, 1), got {x.shape}"
+        )
+    x = x.reshape(-1, 1)
     return np.concatenate([x**i for i in range(1, degree + 1)], axis=1)
 
 
@@ -71,7 +85,7 @@ class PolynomialTarget:
     """
 
     def __init__(self, degree: int = 4, seed: Any = 0, dtype: Any = np.float32) -> None:
-        _check_counts("PolynomialTarget", degree=degree)
+        _check_counts("PolynomialTarget", dtype, degree=degree)
         self.rng = _rng(seed)
         self.degree = degree
         self.dtype = dtype
@@ -96,7 +110,7 @@ def polynomial_regression(
     n_samples: int = 256, degree: int = 4, noise: float = 0.0, seed: Any = 0, dtype: Any = np.float32
 ) -> Regression:
     """A fixed sample of the 2017 example's problem: features [x, ..., x**degree], y = f(x) (+ noise)."""
-    _check_counts("polynomial_regression", n_samples=n_samples, degree=degree)
+    _check_counts("polynomial_regression", dtype, n_samples=n_samples, degree=degree)
     target = PolynomialTarget(degree, seed, dtype=np.float64)
     X, y = target.batch(n_samples)
     y = y + noise * target.rng.standard_normal(y.shape)
@@ -109,7 +123,7 @@ def two_spirals(
     n_per_class: int = 200, turns: float = 1.5, noise: float = 0.05, seed: Any = 0, dtype: Any = np.float32
 ) -> tuple[np.ndarray, np.ndarray]:
     """Two interleaved spirals (X (2n, 2), labels 0 and 1); radius sqrt(0.02) ~ 0.14 to 1, plus noise."""
-    _check_counts("two_spirals", n_per_class=n_per_class)
+    _check_counts("two_spirals", dtype, n_per_class=n_per_class)
     rng = _rng(seed)
     t = np.sqrt(rng.uniform(0.02, 1, n_per_class))  # more points at larger radius, where arms are longer
     angle = 2 * np.pi * turns * t
@@ -124,7 +138,7 @@ def moons(
     n_samples: int = 200, noise: float = 0.1, seed: Any = 0, dtype: Any = np.float32
 ) -> tuple[np.ndarray, np.ndarray]:
     """Two interleaving half circles (as scikit-learn's make_moons): X (n, 2), labels 0 and 1."""
-    _check_counts("moons", n_samples=n_samples)
+    _check_counts("moons", dtype, n_samples=n_samples)
     rng = _rng(seed)
     n_outer = n_samples // 2
     n_inner = n_samples - n_outer
@@ -177,7 +191,7 @@ def digits(
     clipped to [0, 1]. Returns X (n, 64) (or (n, 8, 8) with flatten=False) and labels y (n,), with
     the classes balanced and shuffled.
     """
-    _check_counts("digits", n_samples=n_samples)
+    _check_counts("digits", dtype, n_samples=n_samples)
     rng = _rng(seed)
     glyphs = digit_glyphs()
     y = rng.permutation(np.arange(n_samples) % 10)

@@ -39,29 +39,20 @@ class Minibatches:
     ) -> None:
         if not arrays:
             raise ValueError("Minibatches: give at least one array (for example X, y)")
-        arrays = as_arrays(arrays)
-        for index, array in enumerate(arrays):
-            if array.ndim == 0:
-                raise TypeError(
-                    f"Minibatches: argument {index} is the scalar {array.item()!r}, not an array; "
-                    f"batch_size is a keyword argument: Minibatches(X, y, batch_size={array.item()!r})"
-                )
-        n = len(arrays[0])
-        for index, array in enumerate(arrays):
-            if len(array) != n:
-                raise ShapeError(
-                    f"Minibatches: array {index} has shape {array.shape} but array 0 has {n} rows; "
-                    "every array needs the same first dim"
-                )
+        arrays = _checked_arrays(arrays, "Minibatches", "batch_size")
         if isinstance(batch_size, bool) or not isinstance(batch_size, (int, np.integer)) or batch_size < 1:
             raise ValueError(f"Minibatches: batch_size must be a positive integer, got {batch_size!r}")
+        for name, flag in (("shuffle", shuffle), ("drop_last", drop_last), ("variables", variables)):
+            if not isinstance(flag, (bool, np.bool_)):  # shuffle="False" would shuffle
+                raise TypeError(f"Minibatches: {name} must be True or False, got {flag!r}")
+        to_device(np.empty(0), device)  # an unknown device, or a GPU that is not there: said now
         self.arrays = arrays
         self.batch_size = int(batch_size)
         self.shuffle = shuffle
         self.drop_last = drop_last
         self.variables = variables
         self.device = device
-        self.rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+        self.rng = _generator(seed, "Minibatches")
 
     @property
     def n_samples(self) -> int:
@@ -90,6 +81,33 @@ class Minibatches:
         return f"Minibatches({shapes}, {settings})"
 
 
+def _checked_arrays(arrays: tuple, who: str, keyword: str) -> tuple:
+    """The arrays, each with rows, all with the same number of them; else a clear error."""
+    arrays = as_arrays(arrays)
+    for index, array in enumerate(arrays):
+        if array.ndim == 0:
+            raise TypeError(
+                f"{who}: argument {index} is the scalar {array.item()!r}, not an array; {keyword} is a "
+                f"keyword argument: {who}(X, y, {keyword}={array.item()!r})"
+            )
+    for index, array in enumerate(arrays):
+        if len(array) != len(arrays[0]):
+            raise ShapeError(
+                f"{who}: array {index} has shape {array.shape} but array 0 has {len(arrays[0])} rows; "
+                "every array needs one row per sample"
+            )
+    return arrays
+
+
+def _generator(seed: Any, who: str) -> np.random.Generator:
+    """A NumPy Generator from seed (an int, None, or a Generator, used as it is)."""
+    if isinstance(seed, np.random.Generator):
+        return seed
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer))):
+        raise TypeError(f"{who}: seed must be an int, None or a np.random.Generator, got {seed!r}")
+    return np.random.default_rng(seed)
+
+
 def minibatches(
     *arrays: Any, batch_size: int = 32, shuffle: bool = True, seed: Any = 0, **kwargs: Any
 ) -> Minibatches:
@@ -103,21 +121,17 @@ def train_test_split(*arrays: Any, test_fraction: float = 0.25, seed: Any = 0) -
     The test part gets ``n * test_fraction`` rows, half rounded up, and at least one row (as does the
     training part). Variables are split as their arrays (``.data``).
     """
+    if isinstance(test_fraction, bool) or not isinstance(test_fraction, (int, float)):
+        raise TypeError(f"train_test_split: test_fraction must be a number in (0, 1), got {test_fraction!r}")
     if not 0 < test_fraction < 1:
         raise ValueError(f"train_test_split: test_fraction must be in (0, 1), got {test_fraction}")
     if not arrays:
         raise ValueError("train_test_split: pass the arrays to split, e.g. train_test_split(X, y)")
-    arrays = as_arrays(arrays)
-    lengths = [len(a) for a in arrays]
-    if len(set(lengths)) > 1:
-        raise ShapeError(
-            f"train_test_split: the arrays have {lengths} rows; every array needs one row per sample"
-        )
-    n = lengths[0]
+    arrays = _checked_arrays(arrays, "train_test_split", "test_fraction")
+    n = len(arrays[0])
     if n < 2:
         raise ValueError(f"train_test_split: needs at least 2 samples to make two parts, got {n}")
-    rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
-    order = rng.permutation(n)
+    order = _generator(seed, "train_test_split").permutation(n)
     # Half rounds up (2.5 rows -> 3); round(..., 9) first, so that 25 * 0.58 = 14.499999999999998 is 14.5.
     n_test = math.floor(round(n * test_fraction, 9) + 0.5)
     n_test = min(n - 1, max(1, n_test))  # neither part may be empty
