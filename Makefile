@@ -18,8 +18,9 @@ PY    := $(VENV)/bin/python
 # pyproject.toml changes.
 STAMP := $(VENV)/.installed-$(subst $(space),-,$(sort $(subst $(comma), ,$(EXTRAS))))
 
-# `make test` / `make lab` need their extra in EXTRAS, `make e2e` all three; fail before installing anything.
-needs_test := test
+# `make test` needs test and lab (the chapters it validates import matplotlib), `make lab` lab, `make e2e`
+# all three; fail before installing anything.
+needs_test := test lab
 needs_lab  := lab
 needs_e2e  := test lab e2e
 $(foreach t,test lab e2e,$(if $(filter $(t),$(MAKECMDGOALS)),$(foreach x,$(needs_$(t)),\

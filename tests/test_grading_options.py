@@ -126,3 +126,18 @@ def test_a_multi_line_error_stays_one_block_in_the_markdown_and_html_reports():
     ]
     assert "| a<br>b\\|c |" in markdown(report)
     assert "code{white-space:pre-wrap}" in to_html(report)
+
+
+def test_grade_without_the_kernel_packages_says_what_is_missing_before_grading(
+    unreadable, tmp_path, capsys, monkeypatch
+):
+    # without them every submission got a grader error (0 points) and the command exited 0
+    import importlib.util
+
+    find_spec = importlib.util.find_spec
+    monkeypatch.setattr(
+        importlib.util, "find_spec", lambda name, *a: None if name == "nbclient" else find_spec(name, *a)
+    )
+    assert main(["grade", str(unreadable), "--report", str(tmp_path / "r"), "--no-progress"]) == 2
+    assert "needs nbclient (the lab extra): run it in the kit's environment" in capsys.readouterr().err
+    assert not (tmp_path / "r").exists()

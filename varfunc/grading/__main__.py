@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import sys
 from pathlib import Path
 
@@ -29,6 +30,16 @@ def _release(args: argparse.Namespace) -> int:
 def _grade(args: argparse.Namespace) -> int:
     from .batch import grade_class
     from .options import GradeOptions
+
+    missing = [
+        name for name in ("nbformat", "nbclient", "ipykernel") if importlib.util.find_spec(name) is None
+    ]
+    if missing:  # else every submission would get a grader error, and the command exit 0
+        raise ValueError(
+            f"grade runs notebooks in Jupyter kernels and needs {', '.join(missing)} (the lab extra): "
+            "run it in the kit's environment, .venv/bin/python -m varfunc.grading grade ..., or "
+            "pip install -e '.[lab]'"
+        )
 
     for path in map(Path, args.submissions):
         if path.is_dir():
