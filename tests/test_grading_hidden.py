@@ -225,5 +225,5 @@ def test_a_report_shows_no_hidden_test_path_or_nonce_however_the_notebook_got_th
         "got": f"{runner} | {nonce} | assert Div is not None, 'no Div' | {tmp_path / 'my_checks.py'}",
         "points": 0,
     }
-    clean = grade._scrubbed(leak, grade._secret_texts(plan, options, "ch03"))
+    clean = grade._scrubbed(leak, grade._secret_texts(plan, options))
     assert clean["got"] == "[hidden] | [hidden] | [hidden] | [hidden]" and clean["points"] == 0

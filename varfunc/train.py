@@ -24,6 +24,7 @@ import numpy as np
 
 from .data import Minibatches
 from .data.loader import as_arrays
+from .engine import ExecutionEngine
 from .errors import ShapeError
 from .inference import (  # noqa: F401 - evaluate, predict_classes and the plot are varfunc.train's too
     _evaluate,
@@ -141,16 +142,9 @@ def _check_connected(loss: Variable, optimizer: Any) -> None:
     """Refuse a loss whose graph reaches none of the optimizer's parameters (loss_fn cut it from the
     model, e.g. with Variable(output.data)): backward would leave them as they are, and so would fit."""
     params = {id(p) for group in getattr(optimizer, "param_groups", ()) for p in group["params"]}
-    stack, seen = [loss.creator], set()
-    while stack:
-        fn = stack.pop()
-        if fn is None or id(fn) in seen:
-            continue
-        seen.add(id(fn))
-        variable = getattr(fn, "variable", None)  # a Leaf's
-        if variable is not None and id(variable) in params:
-            return
-        stack.extend(creator for creator, _ in fn.previous_functions or ())
+    reached = ExecutionEngine()._compute_dependencies(loss.creator)  # what backward will call
+    if any(id(getattr(fn, "variable", None)) in params for fn in reached):  # a Leaf's Variable
+        return
     if params:
         raise ValueError(
             "fit: the loss does not depend on any parameter the optimizer holds, so no step would "

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .core import NOT_SOLVED, REGISTRY, STUB_MESSAGE, Exercise
+from .core import NOT_SOLVED, REGISTRY, Exercise, is_stub_message
 from .execute import CellRun, execute, grading_workdir, verdict_of
 from .hidden import runner_source
 from .notebook import cell_index, cell_name, nbgrader_meta, notebook_chapter, read_notebook, source_of
@@ -153,7 +153,7 @@ def grade_submission(path: Path, options: GradeOptions | None = None) -> dict:
             notebook_timeout=options.notebook_timeout,
             kernel_name=options.kernel_name,
         )
-    secret = _secret_texts(plan, options, exercises[0].id.split(".")[0])
+    secret = _secret_texts(plan, options)
     report["exercises"] = [_scrubbed(_exercise_result(ex, plan, runs, options), secret) for ex in exercises]
     report["cell_errors"] = [_scrubbed(error, secret) for error in _cell_errors(plan, runs)]
     report["score"] = sum(e["points"] for e in report["exercises"])
@@ -162,12 +162,12 @@ def grade_submission(path: Path, options: GradeOptions | None = None) -> dict:
     return report
 
 
-def _secret_texts(plan: Plan, options: GradeOptions, chapter: str) -> list[str]:
+def _secret_texts(plan: Plan, options: GradeOptions) -> list[str]:
     """What a report must never show, longest first: the runners' code (with the hidden tests, the
     --hidden paths and the nonces in it), the hidden tests whole, quoted and line by line, the
     --hidden paths, the nonces."""
     runners = [source_of(plan.nb.cells[position]) for position in plan.runner.values()]
-    hidden = [text for text in hidden_regions(options.source, chapter).values() if text]
+    hidden = [text for text in plan.hidden.values() if text]
     lines = [line.strip() for text in hidden for line in text.splitlines()]
     texts = runners + hidden + [repr(text) for text in hidden] + lines
     texts += [str(path) for path in options.hidden_files] + list(plan.nonce.values())
@@ -195,6 +195,7 @@ class Plan:
     runner: dict[str, int] = field(default_factory=dict)
     missing: dict[str, str] = field(default_factory=dict)
     nonce: dict[str, str] = field(default_factory=dict)  # per exercise: its verdict must carry it
+    hidden: dict[str, str] = field(default_factory=dict)  # check cell grade_id -> its hidden tests
 
 
 def plan_grading(
@@ -203,8 +204,8 @@ def plan_grading(
     """Replace each check cell by the grader's runner (adding it back if it was deleted)."""
     import nbformat
 
-    hidden = hidden_regions(options.source, exercises[0].id.split(".")[0])
     plan = Plan(nbformat.v4.new_notebook(metadata=copy.deepcopy(nb.get("metadata", {}))))
+    plan.hidden = hidden = hidden_regions(options.source, exercises[0].id.split(".")[0])
     plan.nonce = {ex.id: secrets.token_hex(16) for ex in exercises}  # made now: not in the notebook
 
     def runner(exercise_id: str, check_id: str) -> str:
@@ -308,7 +309,7 @@ def _checked(ex: Exercise, plan: Plan, runs: list[CellRun], options: GradeOption
 def _is_the_stub(run: CellRun) -> bool:
     """True when the exercise cell stopped at the stub: its names were never defined, as a prediction
     check finds (a cell that raised anything else, or timed out, is reported as such)."""
-    return run.status == "error" and run.ename == "NotImplementedError" and run.evalue in ("", STUB_MESSAGE)
+    return run.status == "error" and run.ename == "NotImplementedError" and is_stub_message(run.evalue)
 
 
 def _earlier_failure(ex: Exercise, plan: Plan, runs: list[CellRun]) -> str:
