@@ -102,3 +102,78 @@ def test_numpy_integers_are_dims_too():
     assert x.sum((np.int64(0), 1)).shape == ()
     with pytest.raises(ShapeError, match=r"got a Variable of shape \(2, 3\); .* cmax: x.cmax\(y\)"):
         x.max(x)  # before: the whole Variable printed in the message
+
+
+# --- % and //: functions/modulo.py -----------------------------------------------------------------
+
+
+def test_remainder_and_floor_division_round_as_python_does():
+    a = np.array([7.5, -7.5, 7.5, -7.5])
+    b = np.array([2.0, 2.0, -2.0, -2.0])
+    x, y = Variable(a), Variable(b)
+    np.testing.assert_array_equal((x % y).data, [1.5, 0.5, -0.5, -1.5])  # the divisor's sign
+    np.testing.assert_array_equal(x.fmod(y).data, [1.5, -1.5, 1.5, -1.5])  # the dividend's, as C's fmod
+    np.testing.assert_array_equal((x // y).data, [3.0, -4.0, -4.0, 3.0])
+    np.testing.assert_array_equal((x // y * y + x % y).data, a)
+    np.testing.assert_array_equal((x % 2).data, a % 2)
+    np.testing.assert_array_equal((10 % y).data, 10 % b)
+    np.testing.assert_array_equal((10 // y).data, 10 // b)
+    assert type((x % 2).creator).__name__ == "RemainderConstant"
+    assert type((x // y).creator).__name__ == "FloorDivide"
+
+
+def test_remainder_gradients_are_one_and_minus_the_quotient():
+    x = Variable(np.array([7.5, -7.5]))
+    y = Variable(np.array([2.0, 2.0]))
+    ((x % y) + x.fmod(y) + 3 * (x // y)).sum().backward()
+    np.testing.assert_array_equal(x.grad, [2.0, 2.0])  # 1 from each remainder, 0 from //
+    np.testing.assert_array_equal(y.grad, [-3.0 - 3.0, 4.0 + 3.0])  # -floor(x / y) - trunc(x / y)
+    c = Variable(np.array([2.0, -3.0]))
+    (7 % c).sum().backward()
+    np.testing.assert_array_equal(c.grad, [-3.0, 3.0])  # -floor(7 / c)
+
+
+def test_remainder_keeps_float32_and_integers():
+    x = Variable(np.array([1.0, 2.5], dtype=np.float32))
+    assert (x % 0.3).dtype == np.float32 and (0.3 % x).dtype == np.float32 and (x // 2).dtype == np.float32
+    i = Variable(np.arange(6))
+    np.testing.assert_array_equal((i % 4).data, [0, 1, 2, 3, 0, 1])
+    assert (i // 4).dtype == np.int64 and not (i // 4).requires_grad
+
+
+@pytest.mark.parametrize("op", [lambda i: i % 0, lambda i: i // 0, lambda i: 5 % i, lambda i: i.fmod(0)])
+def test_integer_division_by_zero_is_refused(op):
+    i = Variable(np.array([0, 1, 2]))
+    with pytest.raises(ZeroDivisionError, match="integer division by zero .*int64.*x.double"):
+        op(i)
+    assert np.isnan((i.double() % 0).data).all()
+
+
+def test_remainder_and_floor_division_in_place():
+    x = Variable(np.array([7.5, -7.5]))
+    h = x * 1
+    alias = h
+    h %= 2
+    assert h is alias and h._version[0] == 1
+    np.testing.assert_array_equal(h.data, [1.5, 0.5])
+    h.sum().backward()
+    np.testing.assert_array_equal(x.grad, [1.0, 1.0])
+    i = Variable(np.arange(6))
+    i //= 4
+    np.testing.assert_array_equal(i.data, [0, 0, 0, 0, 1, 1])
+    with pytest.raises(DTypeError, match="int64 data"):
+        i //= 2.5  # a float result does not fit: refused before any write
+    np.testing.assert_array_equal(i.data, [0, 0, 0, 0, 1, 1])
+    with pytest.raises(DTypeError, match="remainder_ only supports a number"):
+        h %= Variable(np.array([2.0, 2.0]))
+    w = Variable(np.array([1.0, 2.0]))
+    with pytest.raises(InplaceError, match="RemainderConstant: a leaf Variable that requires grad"):
+        w %= 2
+    np.testing.assert_array_equal(w.data, [1.0, 2.0])
+
+
+def test_remainder_of_shapes_that_do_not_broadcast_names_the_op():
+    with pytest.raises(ShapeError, match=r"remainder: shapes \(3,\) and \(2,\) cannot be broadcast"):
+        Variable(np.ones(3)) % Variable(np.ones(2))
+    with pytest.raises(ShapeError, match=r"floor_divide: shapes \(3,\) and \(2,\)"):
+        Variable(np.ones(3)) // Variable(np.ones(2))

@@ -127,6 +127,22 @@ CASES = [
     case(F.PowConstant, normal(3, 4), args=(2.0,), kwargs={"tensor_power": True}, id="c**a"),
     case(F.PowConstant, normal(3, 4), args=(0.5,), kwargs={"tensor_power": True}, id="c**a-c<1"),
     case(F.Negate, normal(3, 4)),
+    # modulo: Python's % and C's fmod, a Variable or a number on either side; // has gradient zero
+    *_binary(F.Remainder, normal, nonzero),
+    case(F.Remainder, normal(3, 4), nonzero(3, 1), kwargs={"fmod": True}, id="fmod"),
+    case(F.RemainderConstant, normal(3, 4), args=(1.5,), id="a%c"),
+    case(F.RemainderConstant, normal(3, 4), args=(-1.5,), kwargs={"fmod": True}, id="fmod-a-c"),
+    case(F.RemainderConstant, nonzero(3, 4), args=(2.5,), kwargs={"tensor_divisor": True}, id="c%a"),
+    case(
+        F.RemainderConstant,
+        nonzero(3, 4),
+        args=(-2.5,),
+        kwargs={"tensor_divisor": True, "fmod": True},
+        id="fmod-c-a",
+    ),
+    case(F.FloorDivide, normal(3, 4), nonzero(4)),
+    case(F.FloorDivideConstant, normal(3, 4), args=(0.7,), id="a//c"),
+    case(F.FloorDivideConstant, nonzero(3, 4), args=(2.5,), kwargs={"tensor_divisor": True}, id="c//a"),
     # pointwise
     case(F.Exp, normal(3, 4)),
     case(F.Log, positive(3, 4)),
@@ -335,6 +351,8 @@ INPLACE = [
     (F.SubConstant, (1.5, True), normal(3, 4), None, "c-a"),
     (F.MulConstant, (-2.0,), normal(3, 4), None, ""),
     (F.DivConstant, (-2.0,), normal(3, 4), None, "a/c"),
+    (F.RemainderConstant, (1.5,), normal(3, 4), None, "a%c"),
+    (F.FloorDivideConstant, (0.7,), normal(3, 4), None, "a//c"),
     (F.Negate, (), normal(3, 4), None, ""),
     (F.Exp, (), normal(3, 4), None, ""),
     (F.Tanh, (), normal(3, 4), None, ""),
@@ -387,9 +405,17 @@ def test_inplace_gradcheck(op, args, make_a, make_b, rng):
     assert vf.gradcheck(lambda a, *rest: op(*args, inplace=True)(a.clone(), *rest), inputs)
 
 
-def test_div_by_tensor_cannot_run_in_place():
-    with pytest.raises(InplaceError, match="DivConstant"):
-        F.DivConstant(2.0, div_by_tensor=True, inplace=True)
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: F.DivConstant(2.0, div_by_tensor=True, inplace=True),
+        lambda: F.RemainderConstant(2.0, tensor_divisor=True, inplace=True),
+        lambda: F.FloorDivideConstant(2.0, tensor_divisor=True, inplace=True),
+    ],
+)
+def test_a_number_over_a_variable_cannot_run_in_place(make):
+    with pytest.raises(InplaceError, match="Constant: c .* a cannot run in place"):
+        make()
 
 
 def test_inplace_on_a_leaf_that_requires_grad_is_refused(rng):

@@ -157,6 +157,21 @@ OPS = [
     ("floor", lambda a: F.Floor()(a), torch.floor, [off_integers(3, 4)]),
     ("ceil", lambda a: F.Ceil()(a), torch.ceil, [off_integers(3, 4)]),
     ("frac", lambda a: F.Frac()(a), torch.frac, [off_integers(3, 4)]),
+    ("remainder", lambda a, b: F.Remainder()(a, b), torch.remainder, [normal(3, 4), avoiding(0, shape=(4,))]),
+    ("fmod", lambda a, b: F.Remainder(True)(a, b), torch.fmod, [normal(3, 4), avoiding(0, shape=(3, 1))]),
+    ("remainder-constant", lambda a: F.RemainderConstant(-1.5)(a), lambda a: a % -1.5, [normal(3, 4)]),
+    (
+        "floor-divide",
+        lambda a, b: F.FloorDivide()(a, b),
+        lambda a, b: torch.div(a, b, rounding_mode="floor"),  # a // b: the same, with no gradient in torch
+        [normal(3, 4), avoiding(0, shape=(4,))],
+    ),
+    (
+        "floor-divide-constant",
+        lambda a: F.FloorDivideConstant(0.7)(a),
+        lambda a: a.div(0.7, rounding_mode="floor"),
+        [normal(3, 4)],
+    ),
     ("sum", lambda a: F.Sum()(a), torch.sum, [normal(2, 3, 4)]),
     ("sum-dim", lambda a: F.Sum(1)(a), lambda a: a.sum(1), [normal(2, 3, 4)]),
     (
@@ -376,6 +391,8 @@ def test_every_op_with_a_torch_equivalent_is_compared():
         "Clone": "clone", "Matmul": "matmul-1d@1d", "Mm": "mm", "Mv": "mv", "Bmm": "bmm", "Dot": "dot",
         "Addmm": "addmm", "Addmv": "addmv", "Addr": "addr", "Addbmm": "addbmm", "Baddbmm": "baddbmm",
         "Softmax": "softmax", "LogSoftmax": "log_softmax", "Threshold": "threshold",
+        "Remainder": "remainder", "RemainderConstant": "remainder-constant", "FloorDivide": "floor-divide",
+        "FloorDivideConstant": "floor-divide-constant",
     }  # fmt: skip
     op_names = {
         n for n in F.__all__ if isinstance(getattr(F, n), type) and issubclass(getattr(F, n), vf.Function)

@@ -1,11 +1,12 @@
-"""Python's other operators on a Variable: augmented assignment, comparisons, truth, abs.
+"""Python's other operators on a Variable: augmented assignment, comparisons, truth, abs, % and //.
 
 v0.1.3 defined none of them, so Python fell back on its defaults, each wrong for an array:
 ``w -= lr * w.grad`` meant ``w = w - lr * w.grad`` (an AssertionError there, since ``.grad`` was a
 tensor; with a Variable on the right, ``w`` became a new Variable, no longer a leaf, and training
 stopped with no error), ``x == 0`` compared identities (False, and ``x[x == 0]`` selected
 nothing), and ``bool(x)`` asked ``len(x)``. Here they do what today's PyTorch does
-(docs/differences.md, row 46).
+(docs/differences.md, row 46). ``%`` and ``//`` (and the ``fmod`` method) call the ops of
+functions/modulo.py, which v0.1.3 did not have (row 48).
 """
 
 from __future__ import annotations
@@ -14,12 +15,14 @@ import operator
 from collections.abc import Callable
 from typing import Any
 
+from . import functions as F
 from .backend import as_array, is_array, to_device
-from .errors import ShapeError
+from .errors import DTypeError, ShapeError
+from .methods import _number
 
 
 class VariableOperators:
-    """Augmented assignment in place, comparisons to boolean Variables, truth of one element."""
+    """Augmented assignment in place, comparisons to boolean Variables, truth, % and //."""
 
     __slots__ = ()
 
@@ -36,6 +39,12 @@ class VariableOperators:
 
     def __itruediv__(self, other: Any) -> Any:
         return self.div_(other)
+
+    def __imod__(self, other: Any) -> Any:
+        return self.remainder_(other)
+
+    def __ifloordiv__(self, other: Any) -> Any:
+        return self.floor_divide_(other)
 
     # --- comparisons: a boolean Variable, outside the graph (no gradient flows through a comparison)
 
@@ -81,3 +90,57 @@ class VariableOperators:
 
     def __pos__(self) -> Any:
         return self
+
+    # --- division that rounds: //, % and fmod (functions/modulo.py) ---------------------------------
+
+    def remainder(self, other: Any) -> Any:
+        """self % other, rounded as Python's %: the result takes other's sign (torch.remainder)."""
+        c = _number(other)
+        return (
+            F.RemainderConstant(c)(self) if c is not None else F.Remainder()(self, self._as_variable(other))
+        )
+
+    def fmod(self, other: Any) -> Any:
+        """The remainder of self / other rounded toward zero, as C's fmod: it takes self's sign."""
+        c = _number(other)
+        if c is not None:
+            return F.RemainderConstant(c, fmod=True)(self)
+        return F.Remainder(fmod=True)(self, self._as_variable(other))
+
+    def floor_divide(self, other: Any) -> Any:
+        """self // other, rounded down; its gradient is zero (a step function)."""
+        c = _number(other)
+        return (
+            F.FloorDivideConstant(c)(self)
+            if c is not None
+            else F.FloorDivide()(self, self._as_variable(other))
+        )
+
+    def remainder_(self, other: Any) -> Any:
+        """self %= other for a number, in place."""
+        return F.RemainderConstant(self._number_for("remainder_", other), inplace=True)(self)
+
+    def floor_divide_(self, other: Any) -> Any:
+        """self //= other for a number, in place."""
+        return F.FloorDivideConstant(self._number_for("floor_divide_", other), inplace=True)(self)
+
+    def _number_for(self, op: str, other: Any) -> Any:
+        c = _number(other)
+        if c is None:  # as mul_ and div_
+            raise DTypeError(f"{op} only supports a number; use the out-of-place op (% or //) for Variables")
+        return c
+
+    __mod__ = remainder
+    __floordiv__ = floor_divide
+
+    def __rmod__(self, other: Any) -> Any:
+        c = _number(other)
+        if c is not None:
+            return F.RemainderConstant(c, tensor_divisor=True)(self)
+        return F.Remainder()(self._as_variable(other), self)
+
+    def __rfloordiv__(self, other: Any) -> Any:
+        c = _number(other)
+        if c is not None:
+            return F.FloorDivideConstant(c, tensor_divisor=True)(self)
+        return F.FloorDivide()(self._as_variable(other), self)

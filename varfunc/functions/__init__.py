@@ -15,6 +15,7 @@ from .basic_ops import (
     SubConstant,
 )
 from .blas import Addbmm, Addmm, Addmv, Addr, Baddbmm, Bmm, Dot, Matmul, Mm, Mv
+from .modulo import FloorDivide, FloorDivideConstant, Remainder, RemainderConstant
 from .pointwise import (
     Abs,
     Acos,
