@@ -113,13 +113,15 @@ def test_the_message_names_the_input_and_the_element(rng):
     with pytest.raises(GradcheckError) as info:
         vf.gradcheck(lambda x, y: OneWrongElement()(x, y), (a, b))
     message = str(info.value)
-    assert "1 place" in message
+    assert "2 place" in message
     rows = [line for line in message.splitlines() if re.match(r"\s+\d", line)]
-    assert len(rows) == 1
-    # input 1, element (1, 2), output 0's element (1, 2), analytical off by 0.5
+    assert len(rows) == 2
+    # input 1, element (1, 2), output 0's element (1, 2), analytical off by 0.5; then the same
+    # element in the weighted backward, off by 0.5 times that element's weight
     assert re.match(r"\s+1\s+\(1,2\)\s+0:\(1,2\)\s", rows[0]), rows[0]
     analytical, numerical = map(float, rows[0].split()[-2:])
     assert analytical - numerical == pytest.approx(0.5, abs=1e-6)
+    assert re.match(r"\s+1\s+\(1,2\)\s+weighted\s", rows[1]), rows[1]
 
 
 def test_many_mismatches_are_summarised(rng):
@@ -154,7 +156,7 @@ def test_multiple_outputs(rng):
     # Only output 1 (the sum) is wrong, for input 0: alone, and with both outputs' gradients at once.
     rows = [line.split() for line in str(info.value).splitlines() if re.match(r"\s+\d", line)]
     assert {row[0] for row in rows} == {"0"}
-    assert {row[-3] for row in rows} == {"1:()", "all"}
+    assert {row[-3] for row in rows} == {"1:()", "weighted"}
 
 
 def test_integer_outputs_are_left_out(rng):
@@ -277,8 +279,8 @@ def test_a_backward_wrong_only_when_every_output_has_a_gradient_is_caught(rng):
     with pytest.raises(GradcheckError) as info:
         vf.gradcheck(lambda x: DropsTheSecondGradient()(x), (rng.standard_normal(3),))
     rows = [line.split() for line in str(info.value).splitlines() if re.match(r"\s+\d", line)]
-    assert len(rows) == 3 and {row[2] for row in rows} == {"all"}
-    assert "a gradient for every output at once" in str(info.value)
+    assert len(rows) == 3 and {row[2] for row in rows} == {"weighted"}
+    assert "a gradient for every output element at once" in str(info.value)
 
 
 def test_ints_and_none_reach_fn_as_they_are(rng):
@@ -341,6 +343,33 @@ def test_a_backward_that_ignores_grad_output_is_caught_behind_a_0d_output(rng, t
         fn, x = (lambda v: SquareForgetsGradOutput()(v).sum()), rng.standard_normal(4)
     else:
         fn, x = (lambda v: SquareForgetsGradOutput()(v)), np.array(0.7)
-    with pytest.raises(GradcheckError, match=r"seed -0.75 .*\n.*does not multiply by grad_output"):
+    with pytest.raises(GradcheckError, match=r"'weighted'.* does not multiply by grad_output"):
         vf.gradcheck(fn, (x,))
     assert vf.gradcheck(lambda v: (v * v).sum(), (x,))
+
+
+class DropsTheSign(Function):
+    """2 a, with a backward right for a gradient of 1 only: how it uses g is the parameter."""
+
+    def __init__(self, use):
+        self.use = use
+
+    def forward(self, a):
+        return a * 2
+
+    def backward(self, grad_output):
+        return 2 * self.use(grad_output)
+
+
+@pytest.mark.parametrize(
+    "use", [np.abs, np.square, lambda g: np.maximum(g, 0), np.sign, lambda g: (g != 0) * 1.0], ids=str
+)
+def test_a_backward_that_drops_the_sign_of_grad_output_is_caught(rng, use):
+    """Passed with one-hot seeds of 1 alone, as torch.autograd.gradcheck passes it; the weighted rows
+    (mixed signs) catch it, on a multi-element output too."""
+    x = rng.standard_normal((2, 3))
+    with pytest.raises(GradcheckError) as info:
+        vf.gradcheck(lambda v: DropsTheSign(use)(v), (x,))
+    rows = [line.split() for line in str(info.value).splitlines() if re.match(r"\s+\d", line)]
+    assert rows and {row[2] for row in rows} == {"weighted"}
+    assert vf.gradcheck(lambda v: DropsTheSign(lambda g: g)(v), (x,))

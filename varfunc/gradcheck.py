@@ -11,7 +11,7 @@ from .backend import get_array_module, is_array, to_device
 from .errors import GradcheckError
 from .variable import Variable
 
-SEED = -0.75  # the second gradient a 0-d output is given: neither 1 nor positive
+WEIGHTED = "weighted"  # the label of the extra backward's rows in the report
 
 
 def gradcheck(fn: Callable, inputs: Any, eps: float = 1e-6, atol: float = 1e-5, rtol: float = 1e-3) -> bool:
@@ -19,8 +19,9 @@ def gradcheck(fn: Callable, inputs: Any, eps: float = 1e-6, atol: float = 1e-5, 
 
     Variables, arrays and Python floats in ``inputs`` become float64 leaves (integer arrays are
     leaves that need no grad); ints, None and strings reach fn as they are (a dim, an option).
-    With several outputs, backward is also run once with a gradient for every output at once; with
-    one 0-d output, once more with the gradient SEED instead of 1.
+    Backward also runs once more, given a gradient for every output element at once, with mixed
+    signs: the one-hot gradients are all 1, which hides a backward that ignores grad_output or drops
+    its sign (``abs(g)``, ``g ** 2``, ``maximum(g, 0)``).
     """
     arguments = _float64_leaves(inputs)
     variables = [a for a in arguments if isinstance(a, Variable)]
@@ -39,24 +40,29 @@ def gradcheck(fn: Callable, inputs: Any, eps: float = 1e-6, atol: float = 1e-5, 
         analytical = _analytical_jacobian(outputs, variables, variable)
         labels = [_output_element(outputs, c) for c in range(analytical.shape[1])]
         mismatches += _compare(i, variable, analytical, numerical[i], labels, atol, rtol)
-    if len(outputs) > 1:  # the path where backward gets every grad_output, none of them None
-        weights = [np.random.default_rng(k).uniform(0.5, 1.5, o.shape) for k, o in enumerate(outputs)]
-        together = np.concatenate([w.reshape(-1) for w in weights])[:, None]
+    weights = [_mixed_signs(o.shape, k) for k, o in enumerate(outputs)]
+    together = np.concatenate([w.reshape(-1) for w in weights])[:, None]
+    if len(outputs) == 1:  # the weights are the seed
+        output = outputs[0]
+        seed = to_device(weights[0], output.device).astype(output.dtype)
+        run = lambda: output.backward(seed)  # noqa: E731
+    else:  # one scalar whose backward gives every output its weights: no grad_output is None
         run = _weighted_sum(outputs, weights).backward
-        mismatches += _one_more_backward(run, together, "all", variables, checked, numerical, atol, rtol)
-    elif outputs[0].ndim == 0:  # its one-hot seed is 1, which hides a backward that ignores grad_output
-        seed = get_array_module(outputs[0].data).full((), SEED, dtype=outputs[0].dtype)
-        run = lambda: outputs[0].backward(seed)  # noqa: E731
-        mismatches += _one_more_backward(
-            run, np.full((1, 1), SEED), f"seed {SEED}", variables, checked, numerical, atol, rtol
-        )
+    mismatches += _one_more_backward(run, together, variables, checked, numerical, atol, rtol)
     if mismatches:
         raise GradcheckError(_report(mismatches, outputs))
     return True
 
 
+def _mixed_signs(shape: tuple, k: int) -> Any:
+    """Weights for output k's elements: sizes 0.5 to 1.5, signs alternating, the first one negative."""
+    magnitudes = np.random.default_rng(k).uniform(0.5, 1.5, shape)
+    signs = np.where(np.arange(magnitudes.size) % 2 == 0, -1.0, 1.0).reshape(shape)
+    return magnitudes * signs
+
+
 def _one_more_backward(
-    run: Callable, weights: Any, label: str, variables: list, checked: list, numerical: dict, atol, rtol
+    run: Callable, weights: Any, variables: list, checked: list, numerical: dict, atol, rtol
 ) -> list:
     """Mismatches after one more backward (run), whose seed weighs the output elements by weights."""
     for v in variables:
@@ -65,7 +71,7 @@ def _one_more_backward(
     mismatches = []
     for i, variable in checked:
         analytical = to_device(variable.grad, "cpu").reshape(-1, 1)
-        mismatches += _compare(i, variable, analytical, numerical[i] @ weights, [label], atol, rtol)
+        mismatches += _compare(i, variable, analytical, numerical[i] @ weights, [WEIGHTED], atol, rtol)
     return mismatches
 
 
@@ -181,15 +187,12 @@ def _report(mismatches: list, outputs: list) -> str:
         lines.append(f"  {i:<6} {element:<15} {label:<16} {a:<15.6g} {n:.6g}")
     if len(mismatches) > 8:
         lines.append(f"  ... and {len(mismatches) - 8} more")
-    if any(label == f"seed {SEED}" for _, _, label, _, _ in mismatches):
+    if any(label == WEIGHTED for _, _, label, _, _ in mismatches):
         lines.append(
-            f"Output 'seed {SEED}': backward given {SEED} as the output's gradient instead of 1; if only "
-            "these rows appear, backward does not multiply by grad_output."
-        )
-    if any(label == "all" for _, _, label, _, _ in mismatches):
-        lines.append(
-            "Output 'all': backward given a gradient for every output at once (each element weighted "
-            "0.5 to 1.5); if only these rows appear, check backward when no grad_output is None."
+            f"Output '{WEIGHTED}': backward given a gradient for every output element at once, of "
+            "mixed signs (sizes 0.5 to 1.5, the first negative), where the other rows give one element "
+            "a 1; if only these rows appear, backward does not multiply by grad_output, drops its sign "
+            "(abs, a square, a max with 0), or goes wrong when every output has a gradient."
         )
     lines.append(
         "Look at the backward of the ops that touch that input; a factor that is off everywhere "
