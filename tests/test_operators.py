@@ -1,6 +1,8 @@
 """Python's other operators on a Variable (operators.py): augmented assignment in place, comparisons,
 truth, abs; and the clear errors for bounds and dims that used to fail deep inside NumPy."""
 
+import re
+
 import numpy as np
 import pytest
 
@@ -177,3 +179,67 @@ def test_remainder_of_shapes_that_do_not_broadcast_names_the_op():
         Variable(np.ones(3)) % Variable(np.ones(2))
     with pytest.raises(ShapeError, match=r"floor_divide: shapes \(3,\) and \(2,\)"):
         Variable(np.ones(3)) // Variable(np.ones(2))
+
+
+# --- NumPy's array protocol ------------------------------------------------------------------------
+
+
+def test_numpy_gets_the_data_of_a_variable_that_requires_no_grad():
+    y = Variable(np.array([1.0, -2.0, 3.0]), requires_grad=False)
+    assert np.asarray(y) is y.data and np.asarray(y).dtype == np.float64  # before: an object array
+    np.testing.assert_array_equal(np.where(y.data > 0, y, 0), [1.0, 0.0, 3.0])
+    copied = np.array(y)
+    assert copied is not y.data and np.array_equal(copied, y.data)
+    assert np.asarray(y, dtype=np.float32).dtype == np.float32
+
+
+@pytest.mark.parametrize(
+    "use",
+    [
+        np.asarray,
+        np.array,
+        lambda x: np.where(x.data > 0, x, 0),
+        lambda x: np.stack([x, x]),
+        lambda x: np.dot(x, x),
+    ],
+    ids=["asarray", "array", "where", "stack", "dot"],
+)
+def test_numpy_refuses_a_variable_that_requires_grad(use):
+    """Before: an object array of 0-d Variables (one Index node each), or a result outside the
+    graph through which no gradient flowed, with no error; torch refuses too."""
+    x = Variable(np.array([1.0, -2.0, 3.0]))
+    with pytest.raises(
+        DTypeError, match=r"requires grad \(shape \(3,\)\).*no gradient would flow back.*x.data"
+    ):
+        use(x)
+    assert x.creator.__class__.__name__ == "Leaf" and x._grad is None
+
+
+# --- dims ----------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "op",
+    [
+        lambda x: x.sum(True),
+        lambda x: x.max(True),
+        lambda x: x.mean((0, True)),
+        lambda x: x.transpose(True, False),
+        lambda x: x.unsqueeze(True),
+        lambda x: vf.cat([x, x], True),
+    ],
+)
+def test_a_bool_is_not_a_dim(op):
+    """Before: Python's True is 1, so x.sum(True) reduced dim 1 (torch refuses it)."""
+    with pytest.raises(ShapeError, match=r"dim must be an int .*got .*True"):
+        op(Variable(np.ones((2, 3))))
+
+
+@pytest.mark.parametrize("dim", [None, (0, 1), True, 1.0])
+@pytest.mark.parametrize("name", ["softmax", "log_softmax"])
+def test_softmax_takes_one_int_dim(name, dim):
+    """Before: dim=None (and a tuple) normalised over every element at once."""
+    x = Variable(np.ones((2, 3)))
+    with pytest.raises(ShapeError, match=rf"{name}: dim must be one int, .*got {re.escape(repr(dim))}"):
+        getattr(x, name)(dim)
+    assert getattr(x, name)(np.int64(1)).shape == (2, 3)

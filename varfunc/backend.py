@@ -68,6 +68,25 @@ def as_array(data: Any) -> Any:
     return array
 
 
+def as_gradient(grad: Any, dtype: Any, returned: str) -> Any:
+    """A gradient that code outside the kit returned (returned: who, "X.backward returned"), as a plain
+    array of dtype. An np.matrix becomes an ndarray: its * is a matrix product, which would make every
+    gradient computed from it wrong. A complex gradient for real data is refused: its imaginary part
+    would be dropped."""
+    if isinstance(grad, np.ndarray) and type(grad) is not np.ndarray:
+        if isinstance(grad, np.ma.MaskedArray):
+            raise DTypeError(
+                f"{returned} a masked array, whose masked elements count as numbers; return grad.filled(0)"
+            )
+        grad = np.asarray(grad)
+    if grad.dtype.kind == "c" and np.dtype(dtype).kind != "c":
+        raise DTypeError(
+            f"{returned} a complex gradient ({grad.dtype}) for {dtype} data: its imaginary part would be "
+            "dropped; return a real array"
+        )
+    return grad if grad.dtype == dtype else grad.astype(dtype)
+
+
 def python_number(x: Any) -> Any:
     """A NumPy scalar as the Python number it holds (np.float64(2) would make float32 data float64),
     and another real number (a Fraction) as a float (NumPy would make object arrays of it)."""

@@ -108,7 +108,7 @@ class DirtyInputs:
             variable._requires_grad = None
         elif self.requires_grad or variable.creator.previous_functions:  # (a Leaf has none: it stays)
             variable.creator = creator
-            variable._requires_grad = None
+            variable._requires_grad = None if array.dtype.kind == "f" else False  # as _wrap_outputs
         return variable
 
 

@@ -15,10 +15,10 @@ from typing import Any
 
 import numpy as np
 
-from .backend import as_array, check_same_device, is_array
+from .backend import as_array, as_gradient, check_same_device, is_array
 from .dirty import DirtyInputs, is_one_of
 from .errors import DTypeError, InplaceError, ShapeError, VarfuncError
-from .guards import BACKWARD_FIX, call_on_read_only, read_only_views
+from .guards import BACKWARD_FIX, call_on_read_only, read_only_views, refuse_value_equality
 from .hooks import FunctionHooks
 from .modern import ModernFunctionNames
 
@@ -127,7 +127,10 @@ class Function(FunctionHooks, DirtyInputs, ModernFunctionNames):
                 f"runs once; create a new one for each call ({type(self).__name__}()(...))"
             )
         arrays = self._unpack(input)
-        copies = self._copies_to_compare(arrays) if self.outside_the_kit else None
+        copies = None
+        if self.outside_the_kit:  # a Function you wrote: its inputs are compared with copies after forward
+            refuse_value_equality(self)
+            copies = self._copies_to_compare(arrays)
         try:
             result = self.forward(*arrays)
         except Exception as error:
@@ -212,6 +215,7 @@ class Function(FunctionHooks, DirtyInputs, ModernFunctionNames):
 
     def _wrap_outputs(self, input, arrays, raw_outputs, dirty, creator) -> tuple:
         outputs = []
+        rebase = None  # positions of inputs forward changed in place (mark_dirty)
         for raw in raw_outputs:
             if isinstance(raw, _NUMPY_NUMBERS):
                 array = np.asarray(raw)  # a number, from an op on 0-d data: made into a new 0-d array
@@ -221,7 +225,8 @@ class Function(FunctionHooks, DirtyInputs, ModernFunctionNames):
                 except DTypeError:
                     raise self._not_an_array(raw) from None
                 if dirty is not None and is_one_of(raw, dirty):
-                    outputs.append(self._rebase_dirty_input(input, raw, creator))
+                    rebase = (rebase or []) + [len(outputs)]
+                    outputs.append(raw)  # rebased below, once every output has passed its checks
                     continue
                 # Every output owns its memory: a view, an input returned as is or an array returned
                 # twice is copied, so an in-place change to one Variable can never change another.
@@ -232,16 +237,19 @@ class Function(FunctionHooks, DirtyInputs, ModernFunctionNames):
                 ):
                     array = array.copy()
             kind = array.dtype.kind
-            if kind not in "fc" and kind not in "biu":
+            if kind not in "fbiu":  # (a complex output would get real gradients: its imaginary part lost)
                 raise DTypeError(
                     f"{type(self).__name__}: forward gave an array of dtype {array.dtype}, which a Variable "
-                    "cannot hold; give it numbers (floats, integers or booleans): convert a constant "
+                    "cannot hold; give it real numbers (floats, integers or booleans): convert a constant "
                     "with float(c)"
                 )
             output = input[0]._make_output(array, creator)
-            if kind not in "fc":  # integers and booleans have no gradient, as in torch
+            if kind != "f":  # integers and booleans have no gradient, as in torch
                 output._requires_grad = False
             outputs.append(output)
+        if rebase:  # the graph changes only now: an error above left it as it was
+            for position in rebase:
+                outputs[position] = self._rebase_dirty_input(input, outputs[position], creator)
         return tuple(outputs)
 
     def _not_an_array(self, raw: Any) -> DTypeError:
@@ -334,7 +342,7 @@ class Function(FunctionHooks, DirtyInputs, ModernFunctionNames):
             if not needed:
                 continue
             if (is_array(grad) or isinstance(grad, np.generic)) and grad.shape == shape:
-                fixed[index] = grad if grad.dtype == dtype else grad.astype(dtype)
+                fixed[index] = as_gradient(grad, dtype, f"{self!r}.backward returned, for input {index},")
                 continue
             raise ShapeError(f"{self!r}.backward returned {self._grad_problem(index, grad, shape)}")
         return tuple(fixed)

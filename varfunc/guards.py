@@ -1,4 +1,5 @@
-"""Guards against writes where they must not go, for code written outside the kit (a student's).
+"""Guards for code written outside the kit (a student's): against writes where they must not go,
+and against a Function class whose objects compare by value.
 
 The arrays the engine hands a hook, and a student's Function's ``backward``, are shared: ``Add``
 hands one gradient to both its inputs, the root's is the caller's own array, and saved tensors are
@@ -8,6 +9,10 @@ error that says what to do; so do the attributes a student's ``forward`` sets to
 output's array (``self.x = x``). (The ``forward`` itself is checked against copies instead, since it
 may legitimately change an input it marks dirty: see dirty.py.) CuPy has no read-only arrays: on
 the GPU these rules are the user's to keep.
+
+A Function object is one node of one graph, and the engine tells nodes apart by identity (they are
+the keys of its dependency counts). A class that defines ``__eq__`` (a ``@dataclass`` does) would
+make two equal nodes one, and a gradient would be lost without an error; it is refused.
 """
 
 from __future__ import annotations
@@ -76,3 +81,15 @@ def _read_only_if_shared(value: Any, shared: list) -> Any:
     if type(value) is dict:
         return {key: _read_only_if_shared(item, shared) for key, item in value.items()}
     return value
+
+
+def refuse_value_equality(function: Any) -> None:
+    """Raise if function's class compares its objects by value: the engine would merge equal nodes."""
+    cls = type(function)
+    if cls.__eq__ is object.__eq__ and cls.__hash__ is object.__hash__:
+        return
+    raise VarfuncError(
+        f"{cls.__name__} defines __eq__ or __hash__ (@dataclass defines __eq__): a Function object is "
+        "one node of the graph, and two nodes that compare equal would be one to the engine, which "
+        "would lose a gradient; write @dataclass(eq=False), or remove __eq__ and __hash__"
+    )

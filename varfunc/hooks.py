@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from .backend import is_array
+from .backend import as_gradient, is_array
 from .errors import ShapeError, VarfuncError
 from .guards import FUNCTION_HOOK_FIX, VARIABLE_HOOK_FIX, call_on_read_only, read_only_views
 
@@ -84,7 +84,7 @@ class FunctionHooks:
                 f"a hook on output {index} of {self!r} returned {got} for a gradient of shape "
                 f"{grad.shape}; return an array of that shape (not a Variable) or None"
             )
-        return replacement if replacement.dtype == grad.dtype else replacement.astype(grad.dtype)
+        return as_gradient(replacement, grad.dtype, f"a hook on output {index} of {self!r} returned")
 
     def _run_function_hooks(self, grad_input: tuple, grad_output: tuple) -> tuple:
         """Call each Function hook in order; one that returns a tuple replaces grad_input (checked as

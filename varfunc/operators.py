@@ -1,4 +1,5 @@
-"""Python's other operators on a Variable: augmented assignment, comparisons, truth, abs, % and //.
+"""Python's other operators on a Variable: augmented assignment, comparisons, truth, abs, % and //;
+and what NumPy gets when it asks a Variable for an array.
 
 v0.1.3 defined none of them, so Python fell back on its defaults, each wrong for an array:
 ``w -= lr * w.grad`` meant ``w = w - lr * w.grad`` (an AssertionError there, since ``.grad`` was a
@@ -14,6 +15,8 @@ from __future__ import annotations
 import operator
 from collections.abc import Callable
 from typing import Any
+
+import numpy as np
 
 from . import functions as F
 from .backend import as_array, is_array, to_device
@@ -74,6 +77,28 @@ class VariableOperators:
         return self._compare(other, operator.ge)
 
     __hash__ = object.__hash__  # defining __eq__ would otherwise make Variables unhashable
+
+    # --- NumPy's array protocol: np.asarray(x), np.where(x > 0, x, 0), plt.plot(x) ------------------
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> Any:
+        """The data, for a Variable that requires no grad; an error for one that does, as in PyTorch.
+
+        Without this NumPy read a Variable as a sequence: an object array of 0-d Variables, one
+        Index node each. For a Variable that requires grad, NumPy's result would leave the graph and
+        no gradient would flow back through it, silently.
+        """
+        if self.requires_grad:
+            raise DTypeError(
+                f"NumPy asked for the array of a Variable that requires grad (shape {self.shape}), by "
+                "np.asarray(x), np.array(x) or a NumPy function: its result would be outside the graph, "
+                "and no gradient would flow back through it; use the Variable's own ops (x.clamp(min=0), "
+                "x.mm(y)), or x.data for the plain array, outside the graph"
+            )
+        if not isinstance(self._data, np.ndarray):
+            raise DTypeError(
+                f"NumPy asked for the array of a Variable on {self.device}; copy it to the host: x.numpy()"
+            )
+        return np.array(self._data, dtype=dtype, copy=copy) if copy else np.asarray(self._data, dtype=dtype)
 
     # --- truth, abs ------------------------------------------------------------------------------
 

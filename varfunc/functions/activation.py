@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from ..backend import get_array_module, python_number
+from ..errors import ShapeError
 from ..function import Function
-from .utils import float_data, normalize_dims
+from .utils import INTEGERS, float_data, normalize_dims
 
 
 class Threshold(Function):
@@ -35,6 +38,15 @@ class Threshold(Function):
         return f"threshold={self.threshold!r}, value={self.value!r}"
 
 
+def _one_dim(op: str, dim: Any) -> Any:
+    """dim, if it is one int: softmax normalises along one dim (None or a tuple is refused, as in torch)."""
+    if not isinstance(dim, INTEGERS) or isinstance(dim, bool):
+        raise ShapeError(
+            f"{op}: dim must be one int, the dim to normalise along (dim=-1: the last), got {dim!r}"
+        )
+    return dim
+
+
 class Softmax(Function):
     """exp(a) / sum(exp(a)) along dim; backward: y * (g - sum(g * y))."""
 
@@ -44,7 +56,7 @@ class Softmax(Function):
     def forward(self, a):
         a = float_data(a)  # integers and booleans give float64, as the other float ops do
         # () for a 0-d a: its softmax is 1
-        self.axis = axis = normalize_dims("softmax", self.dim, a.ndim)
+        self.axis = axis = normalize_dims("softmax", _one_dim("softmax", self.dim), a.ndim)
         if a.size == 0:  # nothing to normalise (and NumPy's max refuses an empty reduction)
             result = a.copy()
         else:
@@ -71,7 +83,7 @@ class LogSoftmax(Function):
         xp = get_array_module(a)
         a = float_data(a)  # integers and booleans give float64, as the other float ops do
         # () for a 0-d a: log 1 = 0
-        self.axis = axis = normalize_dims("log_softmax", self.dim, a.ndim)
+        self.axis = axis = normalize_dims("log_softmax", _one_dim("log_softmax", self.dim), a.ndim)
         if a.size == 0:  # nothing to normalise (and NumPy's max refuses an empty reduction)
             result = a.copy()
         else:

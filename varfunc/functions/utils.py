@@ -38,6 +38,10 @@ def broadcast_error(op: str, a: Any, b: Any) -> ShapeError:
 INTEGERS = (int, np.integer)  # a dim may be a NumPy integer too (x.sum(axis_array[0]))
 
 
+def _is_integer(d: Any) -> bool:
+    return isinstance(d, INTEGERS) and not isinstance(d, bool)
+
+
 def normalize_dims(op: str, dim: Any, ndim: int) -> tuple:
     """dim (an int, a tuple of ints, or None for all) as a sorted tuple of non-negative axes.
 
@@ -48,7 +52,8 @@ def normalize_dims(op: str, dim: Any, ndim: int) -> tuple:
     if type(dim) is int and -ndim <= dim < ndim:  # the usual case, one dim in range: no checks left
         return (dim % ndim,)
     dims = (dim,) if isinstance(dim, INTEGERS) else dim
-    if not isinstance(dims, (tuple, list)) or not all(isinstance(d, INTEGERS) for d in dims):
+    # (a bool is an int to Python: x.sum(True) reduced dim 1)
+    if not isinstance(dims, (tuple, list)) or not all(_is_integer(d) for d in dims):
         if hasattr(dim, "shape"):  # x.max(y) meant elementwise (v0.1's cmax), or an array of dims
             pair = op in ("max", "min")
             elementwise = f"; the elementwise {op} of two is c{op}: x.c{op}(y)" if pair else ""

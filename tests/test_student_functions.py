@@ -1,0 +1,148 @@
+"""A student's Function written in ways that used to go silently wrong: compared by value
+(@dataclass), handing back np.matrix or complex gradients, marking an integer input dirty, failing
+after marking an input dirty."""
+
+from dataclasses import dataclass
+
+import numpy as np
+import pytest
+
+from varfunc import DTypeError, Function, VarfuncError, Variable
+
+
+@dataclass(unsafe_hash=True)
+class HashedScale(Function):
+    c: float = 3.0
+
+    def forward(self, a):
+        return a * self.c
+
+    def backward(self, grad_output):
+        return grad_output * self.c
+
+
+@dataclass
+class PlainDataclassScale(HashedScale):
+    pass
+
+
+@dataclass(eq=False)
+class IdentityScale(Function):
+    c: float = 3.0
+
+    def forward(self, a):
+        return a * self.c
+
+    def backward(self, grad_output):
+        return grad_output * self.c
+
+
+@pytest.mark.parametrize("cls", [HashedScale, PlainDataclassScale])
+def test_a_function_class_that_compares_by_value_is_refused(cls):
+    """Before: two equal nodes were one key of the engine's counts, and x.grad came out [0, 0, 0]
+    with no error (unsafe_hash), or backward raised 'unhashable type' (a plain @dataclass)."""
+    x = Variable(np.ones(3))
+    with pytest.raises(VarfuncError, match=rf"{cls.__name__} defines __eq__ .*@dataclass\(eq=False\)"):
+        cls()(x)
+
+
+def test_a_dataclass_with_eq_false_works():
+    x = Variable(np.ones(3))
+    IdentityScale()(IdentityScale()(x)).sum().backward()
+    np.testing.assert_array_equal(x.grad, [9.0, 9.0, 9.0])
+
+
+class Returns(Function):
+    """2 a, whose backward hands back what make turns the right gradient into."""
+
+    def __init__(self, make):
+        self.make = make
+
+    def forward(self, a):
+        return a * 2
+
+    def backward(self, grad_output):
+        return self.make(grad_output * 2)
+
+
+@pytest.mark.filterwarnings("ignore::PendingDeprecationWarning")  # np.asmatrix: what a student might write
+def test_an_np_matrix_gradient_becomes_an_array():
+    """Before: the matrix flowed on, and Mul's g * b became a matrix product: x.grad [[12, 14], ...]."""
+    x = Variable(np.array([[1.0, 2.0], [3.0, 4.0]]))
+    w = Variable(np.array([[1.0, 2.0], [3.0, 4.0]]), requires_grad=False)
+    y = Returns(np.asmatrix)(x) * w
+    y.sum().backward()
+    assert type(x.grad) is np.ndarray
+    np.testing.assert_array_equal(x.grad, 2 * w.data)
+    x.grad = None
+    h = x * 1
+    h.register_hook("as_matrix", np.asmatrix)
+    (h * w).sum().backward()
+    np.testing.assert_array_equal(x.grad, w.data)
+
+
+@pytest.mark.parametrize(
+    "make, message",
+    [
+        (lambda g: g + 1j, r"Returns\(\).backward returned, for input 0, a complex gradient \(complex128\)"),
+        (lambda g: np.ma.masked_array(g, mask=g > 0), r"a masked array, whose masked elements count"),
+    ],
+)
+def test_complex_and_masked_gradients_are_refused(make, message):
+    """Before: the imaginary part was dropped with only NumPy's ComplexWarning (x.grad [0, 0] for
+    a gradient of 1j * 1.4), and a masked array's hidden elements counted."""
+    x = Variable(np.array([1.0, 2.0]))
+    with pytest.raises(DTypeError, match=message):
+        Returns(make)(x).sum().backward()
+    h = x * 1
+    h.register_hook("bad", make)
+    with pytest.raises(DTypeError, match=r"a hook on output 0 of MulConstant\(1\) returned"):
+        h.sum().backward()
+
+
+class ComplexOut(Function):
+    def forward(self, a):
+        return a * 1j
+
+    def backward(self, grad_output):
+        return grad_output
+
+
+def test_a_complex_output_is_refused_as_variable_refuses_complex_data():
+    with pytest.raises(DTypeError, match=r"ComplexOut: forward gave an array of dtype complex128.*real"):
+        ComplexOut()(Variable(np.ones(2)))
+
+
+class AddsInPlace(Function):
+    """a += b on an integer a (counts), marked dirty; b is a float that requires grad."""
+
+    def __init__(self, second=None):
+        self.second = second
+
+    def forward(self, a, b):
+        self.mark_dirty(a)
+        a += np.round(b).astype(a.dtype)
+        return (a, self.second) if self.second is not None else a
+
+    def backward(self, grad_output):
+        return None, np.zeros(2)
+
+
+def test_an_integer_input_changed_in_place_still_requires_no_grad():
+    """Before: it came back requiring grad, and its integer gradient reached backward (row 42)."""
+    counts = Variable(np.array([1, 2])) * 1
+    out = AddsInPlace()(counts, Variable(np.array([0.6, 1.4])))
+    assert out is counts and not out.requires_grad
+
+
+def test_an_output_refused_after_mark_dirty_leaves_the_graph_as_it_was():
+    """Before: the input was already this Function's output, with output_ids None, and a later
+    backward failed with TypeError: object of type 'NoneType' has no len()."""
+    x = Variable(np.array([1.0, 2.0]))
+    h = x * 1
+    creator = h.creator
+    with pytest.raises(VarfuncError, match="forward returned a str"):
+        AddsInPlace(second="not an array")(h, Variable(np.array([0.6, 1.4])))
+    assert h.creator is creator
+    h.sum().backward()
+    np.testing.assert_array_equal(x.grad, [1.0, 1.0])
