@@ -16,6 +16,7 @@ import re
 from functools import cache
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 nbformat = pytest.importorskip("nbformat")
@@ -174,11 +175,25 @@ def test_the_broadcast_check_gives_the_package_its_sum_to_shape_back():
 
     from varfunc.functions import basic_ops, utils
 
-    kit = utils.sum_to_shape
+    kit, code = utils.sum_to_shape, utils.sum_to_shape.__code__
     path = next(p for p, ex in CASES if ex == "ch05.broadcast")
     before, _ = states(path)["ch05_broadcast"]
     namespace = dict(before)
     exec(compile(SUM_WRAPS_THE_KITS, "wrapper", "exec"), namespace)
     verdict = evaluate("ch05.broadcast", namespace)
     assert not verdict.passed and "sum_to_shape" in verdict.case, str(verdict)
+    assert verdict.got == "my_sum_to_shape calls the kit's varfunc.functions.utils.sum_to_shape", str(verdict)
     assert utils.sum_to_shape is kit and basic_ops.sum_to_shape is kit and namespace["sum_to_shape"] is kit
+    assert kit.__code__ is code  # its own code back: the kit's ops work again
+    np.testing.assert_array_equal(kit(np.ones((2, 3)), (3,)), [2.0, 2.0, 2.0])
+
+
+def test_a_predicted_order_written_as_one_string_is_named_as_such():
+    path = next(p for p, ex in CASES if ex == "ch04.dependencies")
+    answer = """
+predicted_counts = {"x": [2], "y": [1], "Mul#2": [2], "Add#3": [1], "Mul#4": [1], "Sum#5": [0]}
+predicted_order = "Sum#5, Mul#4, Add#3, Mul#2, y, x"
+"""
+    verdict = verdict_for(path, "ch04.dependencies", answer)
+    assert not verdict.passed, str(verdict)
+    assert verdict.expected == "a list of names" and verdict.got == "a str", str(verdict)

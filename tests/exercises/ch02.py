@@ -24,6 +24,22 @@ WRONG_ANSWERS = {
             "    return Variable(np.array(values, dtype=np.float64), requires_grad=True)\n",
         ),
         (
+            "converts signed integers and booleans only: unsigned data stays uint8",
+            "def make_param(values):\n"
+            "    data = np.array(values, copy=True)\n"
+            "    if data.dtype.kind in 'ib':\n"
+            "        data = data.astype(np.float64)\n"
+            "    return Variable(data, requires_grad=True)\n",
+        ),
+        (
+            "converts int64 and bool only: int32 data stays int32",
+            "def make_param(values):\n"
+            "    data = np.array(values, copy=True)\n"
+            "    if data.dtype in (np.int64, np.bool_):\n"
+            "        data = data.astype(np.float64)\n"
+            "    return Variable(data, requires_grad=True)\n",
+        ),
+        (
             "converts only non-floats, and shares the caller's float array",
             "def make_param(values):\n"
             "    data = np.asarray(values)\n"

@@ -141,6 +141,22 @@ def add_grad(need_copy, buffer, output_nr, grad):
     buffer[output_nr] = grad
 """
 
+READY_CALLS_THE_ENGINE = """
+def is_ready_for_backward(dependencies, function):
+    return ExecutionEngine._is_ready_for_backward(None, dependencies, function)
+"""
+
+READY_FIRST_AND_LAST = """
+def is_ready_for_backward(dependencies, function):
+    counts = dependencies[function]
+    return counts[0] == 0 and counts[-1] == 0
+"""
+
+ADD_CALLS_THE_ENGINE = """
+def add_grad(need_copy, buffer, output_nr, grad):
+    ExecutionEngine._add_grad(None, need_copy, buffer, output_nr, grad)
+"""
+
 WRONG_ANSWERS = {
     "ch04.dependencies": [
         ("counted each input once, not once per use", COUNTS_ONCE),
@@ -156,6 +172,8 @@ WRONG_ANSWERS = {
         ("ready when any output is done", READY_ANY_OUTPUT),
         ("deletes the entry from the dict", READY_POPS),
         ("returns None instead of False", READY_NONE_FOR_FALSE),
+        ("calls the engine's own _is_ready_for_backward", READY_CALLS_THE_ENGINE),
+        ("looks at the first and the last output only", READY_FIRST_AND_LAST),
     ],
     "ch04.add_grad": [
         ("v0.1.1: adds into the first array that arrived", ADD_V011),
@@ -167,6 +185,7 @@ WRONG_ANSWERS = {
         ("sums out of place every time (a new array per gradient)", ADD_OUT_OF_PLACE),
         ("marks the slot but never clears the mark (copies at every sum)", ADD_NEVER_UNMARKS),
         ("writes into a copy of the buffer list", ADD_NEW_BUFFER),
+        ("calls the engine's own _add_grad", ADD_CALLS_THE_ENGINE),
     ],
 }
 

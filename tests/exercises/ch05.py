@@ -239,6 +239,51 @@ MATMUL_ALWAYS_BOTH = (
 """
 )
 
+SIGMOID_KEEPS_THE_INPUT_IN_A_DICT = """
+class MySigmoid(Function):
+    def forward(self, a):
+        self.keep = {"a": a}  # the input, where no attribute check looks
+        y = 1 / (1 + np.exp(-a))
+        self.save_for_backward(y)
+        return y
+
+    def backward(self, grad_output):
+        s = 1 / (1 + np.exp(-self.keep["a"]))
+        return grad_output * s * (1 - s)
+"""
+
+SIGMOID_BORROWS_THE_KITS = """
+from varfunc.functions.pointwise import Sigmoid
+
+
+class MySigmoid(Function):
+    def forward(self, a):
+        y = Variable(a).sigmoid().data
+        self.save_for_backward(y)
+        return y
+
+    def backward(self, grad_output):
+        (y,) = self.saved_tensors
+        return Sigmoid.derivative(None, y, grad_output)
+"""
+
+SUM_AS_A_DEFAULT_ARGUMENT = (
+    """
+def my_sum_to_shape(grad, shape, _kit=sum_to_shape):
+    return _kit(grad, shape)
+"""
+    + BROADCAST_MUL
+)
+
+SUM_AS_A_PARTIAL = (
+    """
+import functools
+
+my_sum_to_shape = functools.partial(sum_to_shape)
+"""
+    + BROADCAST_MUL
+)
+
 WRONG_ANSWERS = {
     "ch05.sigmoid": [
         ("the kit's own Sigmoid", "from varfunc.functions.pointwise import Sigmoid as MySigmoid\n"),
@@ -249,6 +294,8 @@ WRONG_ANSWERS = {
         ("saves y, but recomputes the sigmoid from self.a in backward", SIGMOID_RECOMPUTES_FROM_AN_ATTRIBUTE),
         ("backward forgets to multiply by grad_output", SIGMOID_FORGETS_GRAD_OUTPUT),
         ("forward casts to float32", SIGMOID_FLOAT32),
+        ("keeps the input in a dict and recomputes from it", SIGMOID_KEEPS_THE_INPUT_IN_A_DICT),
+        ("forward and backward borrow the kit's Sigmoid", SIGMOID_BORROWS_THE_KITS),
     ],
     "ch05.broadcast": [
         (
@@ -256,6 +303,8 @@ WRONG_ANSWERS = {
             "from varfunc.functions.utils import sum_to_shape as my_sum_to_shape\n" + BROADCAST_MUL,
         ),
         ("a wrapper that calls the package's sum_to_shape", SUM_WRAPS_THE_KITS),
+        ("the package's sum_to_shape held as a default argument", SUM_AS_A_DEFAULT_ARGUMENT),
+        ("the package's sum_to_shape through functools.partial", SUM_AS_A_PARTIAL),
         ("BroadcastMul calls the package's sum_to_shape, not my_sum_to_shape", BROADCAST_CALLS_THE_KITS),
         ("sums only the leading dims", SUM_LEADING_ONLY),
         ("sums only the stretched size-1 dims", SUM_STRETCHED_ONLY),

@@ -25,6 +25,8 @@ def _param_cases() -> list[tuple[str, Any, np.dtype, np.ndarray]]:
         ("make_param of a 2x2 float32 array", float32, np.dtype(np.float32), float32.copy()),
         ("make_param of a float16 array", float16, np.dtype(np.float16), float16.copy()),
         ("make_param(np.arange(4))", np.arange(4), f64, np.arange(4.0)),
+        ("make_param of a uint8 array", np.array([1, 200], dtype=np.uint8), f64, np.array([1.0, 200.0])),
+        ("make_param of an int32 array", np.array([-3, 7], dtype=np.int32), f64, np.array([-3.0, 7.0])),
         ("make_param of a 2x3 float64 array", float64, f64, float64.copy()),
         ("make_param(np.array(2.0)) (a 0-d float64 array)", np.array(2.0), f64, np.array(2.0)),
     ]

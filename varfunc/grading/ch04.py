@@ -11,7 +11,9 @@ from ..engine import ExecutionEngine
 from ..function import Function
 from ..variable import Variable
 from ..viz import GraphView, trace
-from .core import CheckFailed, exercise, expect_close, expect_equal, require
+from .core import CheckFailed, exercise, expect_close, expect_equal, kit_code_refused, require
+
+_OWN_CODE = "write it with your own code: the exercise asks for what the engine's method does"
 
 
 def exercise_graph() -> tuple:
@@ -72,6 +74,10 @@ def check_dependencies(namespace: dict) -> None:
             secret=True,
         )
     order = trace(loss, params=params).visit_order
+    if isinstance(namespace["predicted_order"], str):  # list() of it would give single characters
+        raise CheckFailed(
+            "predicted_order", "a list of names", "a str", 'list the names: ["Sum#5", ...], one string each'
+        )
     expect_equal(
         "predicted_order (v0.1.3's ready stack)",
         list(namespace["predicted_order"]),
@@ -118,8 +124,21 @@ def _engine_with(name: str, student: Callable) -> ExecutionEngine:
 def check_is_ready(namespace: dict) -> None:
     """Readiness on one- and two-output counts, no change to the dict, and a real backward with it."""
     is_ready = namespace["is_ready_for_backward"]
+    with kit_code_refused("is_ready_for_backward", _OWN_CODE, (ExecutionEngine, "_is_ready_for_backward")):
+        _check_is_ready(is_ready)
+
+
+def _check_is_ready(is_ready: Callable) -> None:
     f, g = _Node("f"), _Node("g")
-    cases = [([0], True), ([2], False), ([0, 0], True), ([0, 1], False), ([1, 0], False), ([3, 2], False)]
+    cases = [
+        ([0], True),
+        ([2], False),
+        ([0, 0], True),
+        ([0, 1], False),
+        ([1, 0], False),
+        ([3, 2], False),
+        ([0, 1, 0], False),  # three outputs: the middle one still waits
+    ]
     for counts, expected in cases:
         dependencies = {f: list(counts), g: [5]}
         got = is_ready(dependencies, f)
@@ -155,6 +174,11 @@ def check_is_ready(namespace: dict) -> None:
 def check_add_grad(namespace: dict) -> None:
     """Sums are right, no array that arrived is ever changed, and backward keeps the caller's seed."""
     add_grad = namespace["add_grad"]
+    with kit_code_refused("add_grad", _OWN_CODE, (ExecutionEngine, "_add_grad")):
+        _check_add_grad(add_grad)
+
+
+def _check_add_grad(add_grad: Callable) -> None:
     hint = "store the first array as is but remember it is borrowed; copy it before the first in-place sum"
     shared = np.array([1.0, 2.0])
     first, second = [None], [None]

@@ -2,20 +2,17 @@
 
 from __future__ import annotations
 
-import sys
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
 
 from ..errors import GradcheckError
-from ..function import Function
 from ..functions import utils
+from ..functions.pointwise import Sigmoid
 from ..functions.utils import sum_to_shape
 from ..gradcheck import gradcheck
 from ..variable import Variable
-from .core import CheckFailed, exercise, expect_close, expect_equal
+from .core import CheckFailed, exercise, expect_close, expect_equal, kit_code_refused
 
 
 def _gradcheck(case: str, fn: Any, inputs: list, hint: str) -> None:
@@ -29,8 +26,14 @@ def _gradcheck(case: str, fn: Any, inputs: list, hint: str) -> None:
 
 @exercise("ch05.sigmoid", title="MySigmoid: backward from the saved output", points=2, needs=("MySigmoid",))
 def check_sigmoid(ns: dict) -> None:
-    """Forward values, the output saved (not the input), and gradcheck on several shapes."""
-    MySigmoid = ns["MySigmoid"]
+    """Forward values, the output saved (not the input), and gradcheck on several shapes; the kit's
+    Sigmoid is switched off meanwhile."""
+    hint = "write the sigmoid and its derivative yourself, with NumPy (np.exp)"
+    with kit_code_refused("MySigmoid", hint, (Sigmoid, "apply"), (Sigmoid, "derivative")):
+        _check_sigmoid(ns["MySigmoid"])
+
+
+def _check_sigmoid(MySigmoid: Any) -> None:
     a = np.array([-3.0, -0.5, 0.0, 2.5])
     y = MySigmoid()(Variable(a))
     expect_close("forward of [-3, -0.5, 0, 2.5]", y, 1 / (1 + np.exp(-a)), "sigmoid(a) = 1 / (1 + exp(-a))")
@@ -61,61 +64,20 @@ def check_sigmoid(ns: dict) -> None:
 
 
 def _check_backward_reads_saved_tensors(MySigmoid: Any, a: np.ndarray) -> None:
-    """Backward's gradient once every float array forward kept as an attribute is NaN: it must come
-    from self.saved_tensors alone."""
+    """Backward must compute from self.saved_tensors alone: after forward, the saved output is swapped
+    for other values a sigmoid gives, y2, and the gradient must be y2 (1 - y2)."""
     x = Variable(a)
-    fn = MySigmoid()
-    y = fn(x)
-    kept = [name for name, value in vars(fn).items() if _is_own_float_array(name, value)]
-    if not kept:
-        return
-    for name in kept:
-        setattr(fn, name, np.full_like(getattr(fn, name), np.nan))
+    y = MySigmoid()(x)
+    other = 1 / (1 + np.exp(-(a + 1.0)))  # not -a: y (1 - y) is the same there
+    ((_, counter, version),) = y.creator._saved  # (array, version counter, version when saved)
+    y.creator._saved = ((other, counter, version),)
     y.backward(np.ones_like(a))
     expect_close(
-        f"backward after forward, with {', '.join('self.' + name for name in kept)} set to NaN",
+        "backward after forward, with the saved output replaced by other sigmoid values y2",
         x.grad,
-        y.data * (1 - y.data),
-        "compute the gradient from self.saved_tensors only, not from attributes set in forward",
+        other * (1 - other),
+        "compute the gradient from self.saved_tensors only, not from the input kept elsewhere",
     )
-
-
-def _is_own_float_array(name: str, value: Any) -> bool:
-    """True for a float array the student's Function set as an attribute (not a kit graph field)."""
-    return not hasattr(Function, name) and isinstance(value, np.ndarray) and value.dtype.kind == "f"
-
-
-class _CalledTheKitsSum(Exception):
-    """Raised when the student's code calls the package's sum_to_shape during the check."""
-
-
-def _refuse(grad: Any, shape: Any) -> Any:
-    code = sys._getframe(1).f_code  # the caller: my_sum_to_shape, or BroadcastMul.backward
-    raise _CalledTheKitsSum(getattr(code, "co_qualname", code.co_name))
-
-
-@contextmanager
-def _without_sum_to_shape(ns: dict) -> Iterator[None]:
-    """While it runs, the package's sum_to_shape raises, under every name the student's code can reach.
-
-    The kit's modules that imported it (and the student's namespace, for the chapter's import) get the
-    refusal too; the check's own reference (this module's sum_to_shape) is left alone.
-    """
-    kit = utils.sum_to_shape
-    modules = [
-        m
-        for name, m in list(sys.modules.items())
-        if name.startswith("varfunc.") and not name.startswith("varfunc.grading") and m is not None
-    ]
-    patched = [(vars(m), key) for m in modules for key, value in list(vars(m).items()) if value is kit]
-    patched += [(ns, key) for key, value in list(ns.items()) if value is kit]
-    for names, key in patched:
-        names[key] = _refuse
-    try:
-        yield
-    finally:
-        for names, key in patched:
-            names[key] = kit
 
 
 @exercise(
@@ -126,23 +88,16 @@ def _without_sum_to_shape(ns: dict) -> Iterator[None]:
 )
 def check_broadcast(ns: dict) -> None:
     """my_sum_to_shape against the package's sum_to_shape, then BroadcastMul under gradcheck."""
-    try:
-        with _without_sum_to_shape(ns):
-            _check_broadcast(ns["my_sum_to_shape"], ns["BroadcastMul"])
-    except _CalledTheKitsSum as call:
-        caller = str(call)
-        raise CheckFailed(
-            f"{caller} called the package's sum_to_shape",
-            "your own sum over the dims",
-            "a call to sum_to_shape",
-            "write the sum yourself in my_sum_to_shape: grad.sum(axis=..., keepdims=...)"
-            if caller == "my_sum_to_shape"
-            else f"call your my_sum_to_shape in {caller}, not the package's sum_to_shape",
-        ) from None
+    hint = (
+        "write the sum yourself in my_sum_to_shape (grad.sum(axis=..., keepdims=...)), and call "
+        "my_sum_to_shape in BroadcastMul.backward"
+    )
+    _check_broadcast(ns["my_sum_to_shape"], ns["BroadcastMul"], hint)
 
 
-def _check_broadcast(my_sum_to_shape: Any, BroadcastMul: Any) -> None:
-    """my_sum_to_shape against references computed first, then BroadcastMul under gradcheck."""
+def _check_broadcast(my_sum_to_shape: Any, BroadcastMul: Any, hint: str) -> None:
+    """my_sum_to_shape against references computed first, then BroadcastMul under gradcheck, while the
+    package's sum_to_shape is switched off."""
     rng = np.random.default_rng(6)
     cases = [
         ((3, 4), (4,)),
@@ -155,28 +110,30 @@ def _check_broadcast(my_sum_to_shape: Any, BroadcastMul: Any) -> None:
     ]
     grads = [rng.normal(size=grad_shape) for grad_shape, _ in cases]
     references = [sum_to_shape(grad, shape) for grad, (_, shape) in zip(grads, cases)]
-    for (grad_shape, shape), grad, reference in zip(cases, grads, references):
-        expect_close(
-            f"my_sum_to_shape(grad of shape {grad_shape}, {shape})",
-            my_sum_to_shape(grad, shape),
-            reference,
-            "sum over the extra leading dims, then (keeping dims) over dims where shape has 1",
-        )
-    pairs = [((3, 1), (4,)), ((2, 3), ()), ((2, 3), (2, 3)), ((1, 3), (2, 1)), ((4,), (2, 3, 4))]
-    for shape_a, shape_b in pairs:
-        a, b = rng.normal(size=shape_a), rng.normal(size=shape_b)
-        expect_close(
-            f"BroadcastMul forward, shapes {shape_a} and {shape_b}",
-            BroadcastMul()(Variable(a), Variable(b)),
-            a * b,
-            "forward is a * b",
-        )
-        _gradcheck(
-            f"BroadcastMul gradcheck, shapes {shape_a} and {shape_b}",
-            lambda u, v: BroadcastMul()(u, v),
-            [a, b],
-            "grad_a = g * b and grad_b = g * a, each summed back to its input's shape",
-        )
+    switched_off = "my_sum_to_shape and BroadcastMul, with the package's sum_to_shape switched off"
+    with kit_code_refused(switched_off, hint, (utils, "sum_to_shape")):
+        for (grad_shape, shape), grad, reference in zip(cases, grads, references):
+            expect_close(
+                f"my_sum_to_shape(grad of shape {grad_shape}, {shape})",
+                my_sum_to_shape(grad, shape),
+                reference,
+                "sum over the extra leading dims, then (keeping dims) over dims where shape has 1",
+            )
+        pairs = [((3, 1), (4,)), ((2, 3), ()), ((2, 3), (2, 3)), ((1, 3), (2, 1)), ((4,), (2, 3, 4))]
+        for shape_a, shape_b in pairs:
+            a, b = rng.normal(size=shape_a), rng.normal(size=shape_b)
+            expect_close(
+                f"BroadcastMul forward, shapes {shape_a} and {shape_b}",
+                BroadcastMul()(Variable(a), Variable(b)),
+                a * b,
+                "forward is a * b",
+            )
+            _gradcheck(
+                f"BroadcastMul gradcheck, shapes {shape_a} and {shape_b}",
+                lambda u, v: BroadcastMul()(u, v),
+                [a, b],
+                "grad_a = g * b and grad_b = g * a, each summed back to its input's shape",
+            )
 
 
 @exercise("ch05.matmul", title="MyMatmul: the two matrix gradients", points=3, needs=("MyMatmul",))

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import importlib
 import inspect
+import traceback
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -353,27 +354,47 @@ def expect_in_place_changes_caught(
             expect_close(case, leaf.grad, expected, IN_PLACE_HINT, rtol=1e-4, atol=1e-6)
 
 
+_SWITCHED_OFF = "this code of the kit is switched off while a check runs"
+
+
+def _switched_off(*args: Any, **kwargs: Any) -> Any:
+    """The code a refused kit function runs during a check. It runs among the kit module's names, not
+    this one's, so it names none: a builtin exception, and the message as a literal (_SWITCHED_OFF)."""
+    raise RuntimeError("this code of the kit is switched off while a check runs")
+
+
 @contextmanager
-def kit_code_refused(case: str, hint: str, namespace: dict, *targets: tuple) -> Iterator[None]:
-    """While the block runs, each (owner, name) of the kit's code raises CheckFailed when called, and
-    so does each name in namespace bound to it: an answer must not call the code it is asked to write."""
-    originals = [(owner, name, getattr(owner, name)) for owner, name in targets]
-    rebound = [(key, value) for key, value in namespace.items() if any(value is o for _, _, o in originals)]
-
-    def refusal(original: Any) -> Callable:
-        def refused(*args: Any, **kwargs: Any) -> Any:
-            called = f"{original.__module__}.{original.__qualname__}"
-            raise CheckFailed(case, "your own code", f"it calls the kit's {called}", hint)
-
-        return refused
-
+def kit_code_refused(case: str, hint: str, *targets: tuple) -> Iterator[None]:
+    """While the block runs, each (owner, name) of the kit's code raises CheckFailed when called, however
+    the answer reaches it (its name, a default argument, functools.partial, a dict): an answer must not
+    call the code it is asked to write. The function object keeps its identity and gets other code."""
+    functions = [getattr(owner, name) for owner, name in targets]
+    originals = [function.__code__ for function in functions]
+    # one code object per function, named as it is, so that a traceback shows which one was called
+    stand_ins = [
+        (_switched_off.__code__.replace(co_name=function.__name__), function) for function in functions
+    ]
     try:
-        for owner, name, original in originals:
-            setattr(owner, name, refusal(original))
-        for key, value in rebound:
-            namespace[key] = refusal(value)
+        for stand_in, function in stand_ins:
+            function.__code__ = stand_in
         yield
+    except RuntimeError as error:
+        if error.args != (_SWITCHED_OFF,):
+            raise
+        called, caller = _called_and_caller(error, stand_ins)
+        raise CheckFailed(
+            case, "your own code", f"{caller} calls the kit's {called.__module__}.{called.__qualname__}", hint
+        ) from None
     finally:
-        for owner, name, original in originals:
-            setattr(owner, name, original)
-        namespace.update(rebound)
+        for function, code in zip(functions, originals):
+            function.__code__ = code
+
+
+def _called_and_caller(error: RuntimeError, stand_ins: list) -> tuple:
+    """The refused function error came from, and the name of the code that called it."""
+    frames = [frame for frame, _ in traceback.walk_tb(error.__traceback__)]
+    for caller, frame in zip(frames, frames[1:]):
+        for stand_in, function in stand_ins:
+            if frame.f_code is stand_in:
+                return function, getattr(caller.f_code, "co_qualname", caller.f_code.co_name)
+    raise error
