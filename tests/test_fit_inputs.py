@@ -138,7 +138,7 @@ def test_fit_wants_a_one_element_loss():
     X, y, model, optimizer = linear_problem()
     per_row = lambda output, target: nn.mse_loss(output, target, reduction="none")  # noqa: E731
     words = r"loss_fn must return a one-element Variable, got shape \({}, 1\)"
-    tried = r"fit \(tried on the first rows before training\): " + words.format(8)
+    tried = r"fit \(tried on the data before training\): " + words.format(len(X))
     assert_refused(ValueError, tried, model, per_row, optimizer, (X, y), batch_size=4)
     assert_refused(ValueError, tried, model, per_row, optimizer, data.Minibatches(X, y, batch_size=4))
     by_hand = [(const(X[:4]), const(y[:4]))]  # batches made by hand: found at the first step
@@ -219,9 +219,9 @@ def test_an_interrupted_fit_leaves_its_steps_in_the_history_it_was_given():
 
 def test_fit_tries_val_data_and_metrics_before_the_first_step():
     X, y, model, optimizer = linear_problem()
-    words = r"mse_loss: input has shape \(8, 1\) but target has shape \(8,\)"
+    words = r"mse_loss: input has shape \(12, 1\) but target has shape \(12,\)"
     assert_refused(ShapeError, words, model, nn.mse_loss, optimizer, (X, y), val_data=(X, y[:, 0]))
-    wide = r"expected input of shape \(N, 2\).*got shape \(8, 3\)"
+    wide = r"expected input of shape \(N, 2\).*got shape \(12, 3\)"
     assert_refused(ShapeError, wide, model, nn.mse_loss, optimizer, (X, y), val_data=(np.ones((12, 3)), y))
 
     def broken(output, target):
@@ -254,7 +254,7 @@ def test_an_epoch_is_recorded_whole_or_not_at_all():
             history=history,
             progress=False,
         )
-    assert calls == [8, 12] and history.steps == 3
+    assert calls == [12, 12] and history.steps == 3
     assert history.epoch_losses == history.epoch_ends == history.val_ends == [] and history.metrics == {}
 
 

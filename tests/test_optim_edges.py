@@ -207,3 +207,51 @@ def test_adam_refuses_a_beta_that_is_not_a_number():
         ValueError, match=r"Adam: invalid beta at index 1: '0.9' \(must be a number in \[0, 1\)\)"
     ):
         optim.Adam(make_params(), betas=(0.9, "0.9"))
+
+
+@pytest.mark.parametrize(
+    "make, words",
+    [
+        (lambda ps: optim.SGD(ps, lr=float("nan")), "SGD: lr must be a finite number, got nan"),
+        (lambda ps: optim.SGD(ps, lr=0.1, momentum=float("inf")), "SGD: momentum must be a finite number"),
+        (lambda ps: optim.SGD(ps, lr=0.1, weight_decay=float("nan")), "SGD: weight_decay must be a finite"),
+        (lambda ps: optim.Adam(ps, lr=float("inf")), "Adam: lr must be a finite number, got inf"),
+        (lambda ps: optim.Adam(ps, eps=float("nan")), "Adam: eps must be a finite number, got nan"),
+    ],
+)
+def test_a_setting_that_is_nan_or_inf_is_refused(make, words):
+    """Before: accepted, and the first step made every weight nan or inf."""
+    with pytest.raises(ValueError, match=words):
+        make(make_params())
+
+
+def test_a_fraction_or_numpy_setting_becomes_a_float():
+    """Before: lr=Fraction(1, 10) passed the number check, then step() raised a raw UFuncTypeError."""
+    from fractions import Fraction
+
+    p = Variable(np.array([1.0, 2.0]))
+    p.grad = np.array([10.0, 20.0])
+    opt = optim.SGD([p], lr=Fraction(1, 10), momentum=np.float32(0.5))
+    assert type(opt.param_groups[0]["lr"]) is float and type(opt.param_groups[0]["momentum"]) is float
+    opt.step()
+    np.testing.assert_allclose(p.data, [0.0, 0.0])
+
+
+@pytest.mark.parametrize(
+    "make", [lambda ps: optim.SGD(ps, lr=0.1, momentum=0.9), lambda ps: optim.Adam(ps)], ids=["SGD", "Adam"]
+)
+def test_a_step_that_cannot_update_one_parameter_updates_none(make):
+    """Before: the parameters before the read-only one were updated, their buffers made (and Adam's
+    step count of the read-only one went up), then NumPy's 'output array is read-only'."""
+    read_only = np.array([1.0, 2.0, 3.0])
+    read_only.setflags(write=False)
+    w1, w2 = Variable(np.array([1.0, 2.0, 3.0])), Variable(read_only)
+    ((w1 * w1).sum() + (w2 * w2).sum()).backward()
+    opt = make([w1, w2])
+    with pytest.raises(ValueError, match=r"step: a parameter of shape \(3,\) holds read-only data.*copy\(\)"):
+        opt.step()
+    np.testing.assert_array_equal(w1.data, [1.0, 2.0, 3.0])
+    assert opt.state == {}
+    w2.data = w2.data.copy()
+    opt.step()
+    assert (w1.data < [1.0, 2.0, 3.0]).all() and (w2.data < [1.0, 2.0, 3.0]).all()

@@ -233,10 +233,39 @@ def test_a_non_finite_loss_stops_fit_before_the_step():
     X[3] = np.nan
     model = nn.Linear(2, 1)
     before = [p.data.copy() for p in model.parameters()]
+    batches = [(Variable(X), Variable(y))]  # made by hand: fit tries no arrays before the first step
     with pytest.raises(FloatingPointError, match="at step 1"):
-        fit(model, nn.mse_loss, optim.SGD(model.parameters(), lr=0.1), (X, y), batch_size=10, progress=False)
+        fit(model, nn.mse_loss, optim.SGD(model.parameters(), lr=0.1), batches, progress=False)
     for p, b in zip(model.parameters(), before):
         np.testing.assert_array_equal(p.data, b)
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")  # NumPy warns on the inf, then on the nan
+@pytest.mark.parametrize(
+    "bad", ["nan in a late row", "a label out of range in a late row", "inf in val_data"]
+)
+def test_bad_rows_anywhere_stop_fit_before_the_first_step(bad):
+    """Before: fit tried the first 8 rows only, so training ran (weights changed, momentum buffers
+    made) until the batch holding the bad row."""
+    X, y = data.moons(200, seed=0)
+    X_val = X[:20].copy()
+    if bad == "nan in a late row":
+        X[150] = np.nan
+    elif bad == "a label out of range in a late row":
+        y[150] = 5
+    else:
+        X_val[7] = np.inf
+    model = nn.Linear(2, 2)
+    before = [p.data.copy() for p in model.parameters()]
+    optimizer = optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+    words = {"nan in a late row": "the loss on the training data is nan before the first step",
+             "a label out of range in a late row": "class 5",
+             "inf in val_data": "the loss on the val_data is nan before the first step"}[bad]  # fmt: skip
+    with pytest.raises((FloatingPointError, ValueError), match=words):
+        fit(model, nn.cross_entropy, optimizer, (X, y), val_data=(X_val, y[:20]), seed=0, progress=False)
+    for p, b in zip(model.parameters(), before):
+        np.testing.assert_array_equal(p.data, b)
+    assert optimizer.state == {}
 
 
 class OneScorePerRow(nn.Module):

@@ -206,9 +206,10 @@ def fit(
     functions ``metric(output, y)`` (e.g. ``{'accuracy': nn.accuracy}``) that get y as an array,
     computed after each epoch on the whole training set (given as arrays or Minibatches of (X, y))
     and on ``val_data``, an (X, y) pair. The settings, the optimizer, and loss_fn and the metrics on
-    the first 8 rows of the training arrays and of val_data (in eval mode, without a graph) are tried
-    before the first step, so that a mistake in them stops fit before it changes the model, its mode
-    or nn's generator; after the first backward, fit checks that the loss reached the parameters.
+    the training arrays and val_data (in eval mode, without a graph: one forward pass each) are tried
+    before the first step, so that a mistake in them, a label out of range or an inf or nan in a row
+    stops fit before it changes the model, its mode or nn's generator; after the first backward, fit
+    checks that the loss reached the parameters.
     Training stops early after ``max_steps`` steps or when a step's loss is below ``stop_loss``
     (the 2017 regression example's rule). ``callback(step, loss)`` runs after every step.
     ``history``: a History to add this run to (a new one by default). Pass one you hold to keep
@@ -247,9 +248,9 @@ def fit(
                 f"{type(train_data).__name__}{own}, which makes its own; set it there"
             )
     metrics = dict(metrics or {})
-    # tried on 8 rows, in eval mode and without a graph, before anything changes: a mistake in
-    # loss_fn, the metrics, val_data or the data's shapes stops fit before the first step
-    _epoch_metrics(model, loss_fn, train_arrays, val_arrays, metrics, rows=slice(0, 8), train_loss=True)
+    # tried on every row, in eval mode and without a graph, before anything changes: a mistake in
+    # loss_fn, the metrics, val_data or the data (its shapes, a bad label, an inf) stops fit here
+    _epoch_metrics(model, loss_fn, train_arrays, val_arrays, metrics, trial=True)
     batches = train_data
     if makes_batches:
         if seed is None:  # from nn's generator: nn.manual_seed repeats a run, and each call shuffles anew
@@ -320,20 +321,28 @@ def fit(
     return history
 
 
-def _epoch_metrics(
-    model, loss_fn, train_arrays, val_arrays, metrics, rows=slice(None), train_loss=False
-) -> tuple:
-    """({metric: value} on the training arrays, {name: value} on val_data), on these rows of each;
-    train_loss: the loss on the training arrays too (fit's trial before the first step)."""
+def _epoch_metrics(model, loss_fn, train_arrays, val_arrays, metrics, trial=False) -> tuple:
+    """({metric: value} on the training arrays, {name: value} on val_data); trial: fit's try before the
+    first step, which computes the loss on the training arrays too and refuses one that is inf or nan."""
     train, val = {}, {}
-    where = "fit (tried on the first rows before training)" if train_loss else "fit"
-    if (metrics or train_loss) and train_arrays is not None:
-        loss = loss_fn if train_loss else None
-        train = _evaluate(model, *(a[rows] for a in train_arrays), loss, metrics, where)
-        train.pop("loss", None)  # the trial's: the epochs' training loss is the steps' mean
+    where = "fit (tried on the data before training)" if trial else "fit"
+    if (metrics or trial) and train_arrays is not None:
+        train = _evaluate(model, *train_arrays, loss_fn if trial else None, metrics, where)
+        if trial:
+            _finite_before_training(train.pop("loss"), "training data")  # the epochs': the steps' mean
     if val_arrays is not None:
-        val = _evaluate(model, *(a[rows] for a in val_arrays), loss_fn, metrics, where)
+        val = _evaluate(model, *val_arrays, loss_fn, metrics, where)
+        if trial:
+            _finite_before_training(val["loss"], "val_data")
     return train, val
+
+
+def _finite_before_training(loss: float, data: str) -> None:
+    if not math.isfinite(loss):
+        raise FloatingPointError(
+            f"fit: the loss on the {data} is {loss} before the first step; look for inf or nan in its "
+            "rows (np.isfinite(X).all()) or for a model that gives them"
+        )
 
 
 def _record_epoch(history: History, epoch_loss: float, train: dict, val: dict) -> None:

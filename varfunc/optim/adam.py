@@ -55,7 +55,7 @@ class Adam(Optimizer):
 
     def step(self) -> None:
         """One update of every parameter from its current .grad."""
-        for group in self.param_groups:
+        for group, params in self._trained_groups():  # every parameter checked before any changes
             lr, eps, weight_decay, amsgrad = (
                 group["lr"],
                 group["eps"],
@@ -63,7 +63,7 @@ class Adam(Optimizer):
                 group["amsgrad"],
             )
             beta1, beta2 = group["betas"]
-            for param in self._trained(group["params"]):
+            for param in params:
                 xp = get_array_module(param.data)
                 grad = param.grad
                 if weight_decay != 0:

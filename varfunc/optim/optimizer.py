@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import math
 import numbers
 from collections.abc import Iterable
 from typing import Any
@@ -95,17 +96,28 @@ class Optimizer:
         self.param_groups.append(filled)
 
     def _check_numbers(self, group: dict) -> None:
-        """DTypeError for a setting that should be a number and is not (lr="0.1"), before any range test."""
+        """DTypeError for a setting that should be a number and is not (lr="0.1"), ValueError for nan or
+        inf (a first step would make every weight nan), before any range test. A Fraction or a NumPy
+        number becomes the float it holds (a Fraction times an array gives objects)."""
         for name in self.number_settings:
             value = group[name]
             if isinstance(value, bool) or not isinstance(value, numbers.Real):
                 raise DTypeError(f"{type(self).__name__}: {name} must be a number, got {value!r}")
+            if not math.isfinite(value):
+                raise ValueError(f"{type(self).__name__}: {name} must be a finite number, got {value!r}")
+            if type(value) is not int:
+                group[name] = float(value)
 
     def _check_group(self, group: dict) -> None:
         """Raise ValueError for settings out of range (subclasses)."""
 
     def _params(self) -> list:
         return [p for group in self.param_groups for p in group["params"]]
+
+    def _trained_groups(self) -> list:
+        """(group, the parameters a step updates in it) for every group, all checked before the step
+        changes any: a step either updates every parameter or none."""
+        return [(group, self._trained(group["params"])) for group in self.param_groups]
 
     def _trained(self, params: list) -> list:
         """The parameters a step updates: those that require grad and have a gradient.
@@ -118,7 +130,14 @@ class Optimizer:
         optimizer, unfreeze them later (docs/differences.md, row 47).
         """
         trained = [p for p in params if p.requires_grad and p._grad is not None]
-        for param in trained:  # a model moved after steps were taken leaves its buffers behind
+        for param in trained:
+            if not getattr(param.data.flags, "writeable", True):
+                raise ValueError(
+                    f"{type(self).__name__}.step: a parameter of shape {param.shape} holds read-only data "
+                    "(np.broadcast_to, a read-only file, writeable=False), which a step cannot update; "
+                    "give it an array of its own: p.data = p.data.copy()"
+                )
+            # a model moved after steps were taken leaves its buffers behind
             for name, value in self.state.get(param, {}).items():
                 if is_array(value) and device_of(value) != param.device:
                     raise DeviceError(

@@ -48,10 +48,10 @@ class SGD(Optimizer):
 
     def step(self) -> None:
         """One update of every parameter from its current .grad."""
-        for group in self.param_groups:
+        for group, params in self._trained_groups():  # every parameter checked before any changes
             lr, momentum, dampening = group["lr"], group["momentum"], group["dampening"]
             weight_decay, nesterov = group["weight_decay"], group["nesterov"]
-            for param in self._trained(group["params"]):
+            for param in params:
                 grad = param.grad
                 if weight_decay != 0:
                     grad = grad + weight_decay * param.data
