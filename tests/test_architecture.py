@@ -11,6 +11,7 @@ CORE = {
     "backend",
     "variable",
     "function",
+    "gradient_checks",
     "hooks",
     "guards",
     "dirty",

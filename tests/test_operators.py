@@ -243,3 +243,39 @@ def test_softmax_takes_one_int_dim(name, dim):
     with pytest.raises(ShapeError, match=rf"{name}: dim must be one int, .*got {re.escape(repr(dim))}"):
         getattr(x, name)(dim)
     assert getattr(x, name)(np.int64(1)).shape == (2, 3)
+
+
+def test_a_comparison_with_none_a_string_or_a_complex_is_pythons():
+    """Before: x == None gave an all-False Variable (so `if x == None:` failed later as ambiguous),
+    and x < 1j compared real parts."""
+    x = Variable(np.array([1.0, 2.0]))
+    assert (x == None) is False and (x != None) is True  # noqa: E711
+    assert (x == "a") is False
+    for other in (None, "a", 1j):
+        with pytest.raises(TypeError, match="'<' not supported between instances of 'Variable'"):
+            x < other  # noqa: B015
+    np.testing.assert_array_equal((x < np.float32(1.5)).data, [True, False])
+    np.testing.assert_array_equal((x == np.bool_(True)).data, [True, False])
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: Variable(np.ones(2), volatile="no"),
+        lambda: Variable(np.ones(2), requires_grad="no"),
+        lambda: Variable(np.ones(2), requires_grad=np.array([1, 0])),
+    ],
+)
+def test_a_flag_must_be_true_or_false(make):
+    """Before: volatile="no" made the Variable volatile (a non-empty string is true)."""
+    with pytest.raises(DTypeError, match=r"Variable: (volatile|requires_grad) must be True or False, got"):
+        make()
+
+
+@pytest.mark.parametrize("value", ["no", None, 0.5])
+def test_setting_requires_grad_takes_true_or_false(value):
+    """Before: x.requires_grad = "no" set True, and None reset it to the default (True)."""
+    x = Variable(np.ones(2), requires_grad=False)
+    with pytest.raises(DTypeError, match=rf"requires_grad must be True or False, got {value!r}"):
+        x.requires_grad = value
+    assert not x.requires_grad

@@ -82,3 +82,28 @@ def test_the_addmm_family_takes_arrays_as_mm_does(method, shapes):
     with_arrays = getattr(Variable(m), method)(a, b)
     with_variables = getattr(Variable(m), method)(Variable(a), Variable(b))
     assert np.array_equal(with_arrays.data, with_variables.data)
+
+
+@pytest.mark.parametrize(
+    "call, words",
+    [
+        (
+            lambda x: x.view(3.0, 2),
+            r"view: sizes must be ints, got 3.0 in \(3.0, 2\): n / 2 is a float, n // 2 an int",
+        ),
+        (lambda x: x.view(None), r"view: sizes must be ints, got None"),
+        (lambda x: x.view(True, 6), r"view: sizes must be ints, got True"),
+        (lambda x: x.view(-1, -1), r"view: \(-1, -1\) has more than one -1; only one size can be inferred"),
+        (lambda x: x.view(-2, -3), r"view: got -2 in \(-2, -3\); each of the sizes is >= -1"),
+        (lambda x: x.expand(2.0, 3), r"expand: sizes must be ints, got 2.0"),
+        (lambda x: x.permute(1.0, 0), r"permute: dims must be ints, got 1.0 in \(1.0, 0\)$"),
+        (lambda x: x.permute("a", "b"), r"permute: dims must be ints, got 'a'"),
+    ],
+)
+def test_sizes_and_dims_that_are_not_ints_are_named(call, words):
+    """Before: NumPy's "'float' object cannot be interpreted as an integer", or for view(-1, -1) and
+    view(-2, -3) 'the number of elements must stay the same', which was not the problem."""
+    x = Variable(np.ones((2, 3)))
+    with pytest.raises(vf.ShapeError, match=words):
+        call(x)
+    assert x.view(3, 2).shape == x.view((3, 2)).shape == (3, 2) and x.permute(-1, 0).shape == (3, 2)

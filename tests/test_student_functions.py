@@ -2,12 +2,14 @@
 (@dataclass), handing back np.matrix or complex gradients, marking an integer input dirty, failing
 after marking an input dirty."""
 
+import math
+from collections import namedtuple
 from dataclasses import dataclass
 
 import numpy as np
 import pytest
 
-from varfunc import DTypeError, Function, VarfuncError, Variable
+from varfunc import DTypeError, Function, InplaceFunction, ShapeError, VarfuncError, Variable, gradcheck
 
 
 @dataclass(unsafe_hash=True)
@@ -146,3 +148,125 @@ def test_an_output_refused_after_mark_dirty_leaves_the_graph_as_it_was():
     assert h.creator is creator
     h.sum().backward()
     np.testing.assert_array_equal(x.grad, [1.0, 1.0])
+
+
+def test_todays_static_method_style_is_refused_when_the_class_is_made():
+    """Before: TypeError: forward() missing 1 required positional argument, at the first call."""
+    with pytest.raises(
+        TypeError, match=r"Modern: forward and backward are @staticmethods .*def forward\(self, a\)"
+    ):
+
+        class Modern(Function):
+            @staticmethod
+            def forward(ctx, a):
+                return a * 2
+
+            @staticmethod
+            def backward(ctx, grad_output):
+                return grad_output * 2
+
+
+class ForgetsSuperInit(InplaceFunction):
+    def __init__(self, scale):
+        self.scale = scale  # no super().__init__(): inplace was never set
+
+    def forward(self, a):
+        return a * self.scale
+
+    def backward(self, grad_output):
+        return grad_output * self.scale
+
+
+def test_an_inplace_function_without_super_init_runs_out_of_place():
+    """Before: AttributeError: 'ForgetsSuperInit' object has no attribute 'inplace'."""
+    x = Variable(np.array([1.0, 2.0]))
+    ForgetsSuperInit(3.0)(x).sum().backward()
+    np.testing.assert_array_equal(x.grad, [3.0, 3.0])
+
+
+Pair = namedtuple("Pair", "low high")
+
+
+class ReturnsASequence(Function):
+    def __init__(self, kind):
+        self.kind = kind
+
+    def forward(self, a):
+        return self.kind(a * 1, a * 2)
+
+    def backward(self, grad_low, grad_high):
+        return grad_low + 2 * grad_high
+
+
+@pytest.mark.parametrize("kind, name", [(lambda *xs: list(xs), "list"), (Pair, "Pair")])
+def test_a_list_or_a_namedtuple_from_forward_is_refused(kind, name):
+    """Before: NumPy stacked it into one Variable of shape (2, 3), and the error came later."""
+    with pytest.raises(DTypeError, match=rf"forward returned a {name}, which NumPy would stack .*\(a, b\)"):
+        ReturnsASequence(kind)(Variable(np.ones(3)))
+    low, high = ReturnsASequence(lambda *xs: xs)(Variable(np.ones(3)))
+    assert low.shape == high.shape == (3,)
+
+
+class UsesBothGradients(Function):
+    def forward(self, a):
+        return a * 1, a * 2
+
+    def backward(self, grad_low, grad_high):
+        return grad_low + grad_high * 2  # grad_high is None when the second output is not used
+
+
+def test_a_backward_that_fails_on_a_none_gradient_says_why():
+    """Before: the raw TypeError: unsupported operand type(s) for *: 'NoneType' and 'int'."""
+    x = Variable(np.ones(3))
+    low, _ = UsesBothGradients()(x)
+    with pytest.raises(
+        VarfuncError, match=r"backward of UsesBothGradients\(\) failed on a gradient that is None"
+    ):
+        low.sum().backward()
+
+
+class OverflowsInMath(Function):
+    def forward(self, a):
+        return a * math.exp(1000.0)
+
+    def backward(self, grad_output):
+        return grad_output
+
+
+def test_an_overflow_that_is_not_a_cast_keeps_its_own_message():
+    """Before: 'a number must fit the Variable's dtype ... astype(np.int64)', for math.exp's overflow."""
+    with pytest.raises(OverflowError, match="math range error"):
+        OverflowsInMath()(Variable(np.array([1, 2])))
+
+
+def test_gradcheck_given_a_function_object_says_to_pass_a_lambda():
+    with pytest.raises(TypeError, match=r"gradcheck\(lambda \*xs: IdentityScale\(\)\(\*xs\), inputs\)"):
+        gradcheck(IdentityScale(), [np.ones(3)])
+
+
+class MarksAView(Function):
+    def forward(self, a):
+        a[:2] += 1
+        self.mark_dirty(a[:2])
+        return a
+
+    def backward(self, grad_output):
+        return grad_output
+
+
+def test_mark_dirty_given_a_view_names_its_shape_and_the_fix():
+    with pytest.raises(
+        VarfuncError, match=r"not one of the inputs \(shape \(2,\)\); mark the input array itself"
+    ):
+        MarksAView()(Variable(np.ones(3), requires_grad=False))
+
+
+def test_a_function_hook_that_returns_a_wrong_shape_is_named_not_backward():
+    """Before: 'MulConstant(2).backward returned a gradient of shape (2,)', though the hook did."""
+    x = Variable(np.ones(3))
+    y = x * 2
+    y.creator.register_hook("shrinks", lambda grad_input, grad_output: (grad_input[0][:2],))
+    with pytest.raises(
+        ShapeError, match=r"hook 'shrinks' on MulConstant\(2\) returned a gradient of shape \(2,\)"
+    ):
+        y.sum().backward()

@@ -76,7 +76,11 @@ class DirtyInputs:
         for array in dirty:
             owner = next((v for v in input if v._data is array), None)
             if owner is None:
-                raise VarfuncError(f"{self!r}: mark_dirty() got an array that is not one of the inputs")
+                shape = getattr(array, "shape", type(array).__name__)
+                raise VarfuncError(
+                    f"{self!r}: mark_dirty() got an array that is not one of the inputs (shape {shape}); "
+                    "mark the input array itself, the one forward received, even if only part changed"
+                )
             changed.append(owner)
         self._count_in_place_change(input, dirty)
         name = type(self).__name__

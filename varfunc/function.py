@@ -15,9 +15,10 @@ from typing import Any
 
 import numpy as np
 
-from .backend import as_array, as_gradient, check_same_device, is_array
+from .backend import as_array, check_same_device
 from .dirty import DirtyInputs, is_one_of
-from .errors import DTypeError, InplaceError, ShapeError, VarfuncError
+from .errors import DTypeError, InplaceError, VarfuncError
+from .gradient_checks import GradientChecks
 from .guards import BACKWARD_FIX, call_on_read_only, read_only_views, refuse_value_equality
 from .hooks import FunctionHooks
 from .modern import ModernFunctionNames
@@ -34,7 +35,7 @@ def _shared_flags(flags: tuple) -> tuple:
     return _FLAGS.setdefault(flags, flags)
 
 
-class Function(FunctionHooks, DirtyInputs, ModernFunctionNames):
+class Function(FunctionHooks, DirtyInputs, GradientChecks, ModernFunctionNames):
     """A differentiable operation: subclass it and write ``forward(*arrays)`` and ``backward(*grads)``."""
 
     # Graph fields, set by _do_forward. Class-level defaults keep a subclass that forgets
@@ -64,6 +65,12 @@ class Function(FunctionHooks, DirtyInputs, ModernFunctionNames):
         if "backward" in cls.__dict__ and "backward_makes_new_arrays" not in cls.__dict__:
             cls.backward_makes_new_arrays = False
         cls.outside_the_kit = not cls.__module__.startswith("varfunc.")
+        if any(isinstance(cls.__dict__.get(name), staticmethod) for name in ("forward", "backward")):
+            raise TypeError(
+                f"{cls.__name__}: forward and backward are @staticmethods with ctx, today's "
+                "torch.autograd.Function style; a v0.1 Function's are methods on self: "
+                "def forward(self, a): self.save_for_backward(a) ..., then MyFunction()(x) (chapter 07)"
+            )
 
     def __call__(self, *input: Any) -> Any:
         """Run the op on Variables: forward on their arrays, then record the graph."""
@@ -186,7 +193,7 @@ class Function(FunctionHooks, DirtyInputs, ModernFunctionNames):
         # (np.errstate(all="raise")) comes after the write.
         if self.dirty_tensors is not None and not isinstance(error, (OverflowError, TypeError)):
             self._count_in_place_change(input, self.dirty_tensors)
-        if isinstance(error, OverflowError) and any(a.dtype.kind in "iub" for a in arrays):
+        if isinstance(error, OverflowError) and "out of bounds" in str(error):  # (not math.exp's overflow)
             dtypes = ", ".join(str(a.dtype) for a in arrays)  # "Python integer 300 out of bounds for uint8"
             raise DTypeError(
                 f"{type(self).__name__}: {error} (input dtype{'s' if len(arrays) > 1 else ''} {dtypes}); "
@@ -221,7 +228,7 @@ class Function(FunctionHooks, DirtyInputs, ModernFunctionNames):
                 array = np.asarray(raw)  # a number, from an op on 0-d data: made into a new 0-d array
             else:
                 try:
-                    array = raw if type(raw) is np.ndarray else as_array(raw)
+                    array = raw if type(raw) is np.ndarray else _as_output_array(raw)
                 except DTypeError:
                     raise self._not_an_array(raw) from None
                 if dirty is not None and is_one_of(raw, dirty):
@@ -253,11 +260,13 @@ class Function(FunctionHooks, DirtyInputs, ModernFunctionNames):
         return tuple(outputs)
 
     def _not_an_array(self, raw: Any) -> DTypeError:
-        """The error for a forward that returned None, a Variable, a dict: anything but arrays."""
+        """The error for a forward that returned None, a Variable, a list: anything but arrays."""
         got = "a Variable (return its .data)" if hasattr(raw, "creator") else f"a {type(raw).__name__}"
+        if isinstance(raw, (list, tuple)):
+            got += ", which NumPy would stack into one array"
         return DTypeError(
             f"{type(self).__name__}.forward returned {got}; forward returns an array, or a tuple of "
-            "arrays for several outputs"
+            "arrays for several outputs, (a, b)"
         )
 
     def _mark_outputs_non_differentiable(self, outputs, raw_outputs) -> None:
@@ -311,62 +320,6 @@ class Function(FunctionHooks, DirtyInputs, ModernFunctionNames):
             grad_input = self._run_function_hooks(grad_input, grad_output)
         return grad_input
 
-    def _checked_grad_input(self, grad_input: tuple) -> tuple:
-        """grad_input if each needed gradient is an array of its input's shape and dtype."""
-        shapes = self.input_shapes
-        if len(grad_input) != len(shapes):
-            listed = " (it returned a list: return a tuple)" if type(grad_input[0]) is list else ""
-            raise VarfuncError(
-                f"{self!r}.backward returned {len(grad_input)} gradient(s){listed} but forward took "
-                f"{len(shapes)} input(s); return one gradient per input (None where none is needed)"
-            )
-        needs, dtypes = self.needs_input_grad, self.input_dtypes  # indexed: a zip of four tuples costs more
-        for i, grad in enumerate(grad_input):
-            if not needs[i]:
-                continue
-            # an array or a NumPy scalar (arithmetic on 0-d arrays gives one), of the input's shape and dtype
-            if type(grad) is not np.ndarray and not isinstance(grad, np.generic):
-                return self._fixed_grad_input(grad_input)
-            if grad.shape != shapes[i] or grad.dtype is not dtypes[i]:
-                return self._fixed_grad_input(grad_input)
-        return grad_input
-
-    def _fixed_grad_input(self, grad_input: tuple) -> tuple:
-        """Each needed gradient cast to its input's dtype (as torch does), or an error saying what is wrong.
-
-        The slow path of _checked_grad_input: a CuPy array, another dtype, or an error.
-        """
-        fixed = list(grad_input)
-        checks = zip(grad_input, self.needs_input_grad, self.input_shapes, self.input_dtypes)
-        for index, (grad, needed, shape, dtype) in enumerate(checks):
-            if not needed:
-                continue
-            if (is_array(grad) or isinstance(grad, np.generic)) and grad.shape == shape:
-                fixed[index] = as_gradient(grad, dtype, f"{self!r}.backward returned, for input {index},")
-                continue
-            raise ShapeError(f"{self!r}.backward returned {self._grad_problem(index, grad, shape)}")
-        return tuple(fixed)
-
-    @staticmethod
-    def _grad_problem(index: int, grad: Any, shape: tuple) -> str:
-        """What is wrong with the gradient returned for input index (of shape), and what to do."""
-        needed = f"for input {index}, which has shape {shape} and requires grad"
-        if grad is None:
-            return f"None {needed}; compute it (None is for inputs whose needs_input_grad is False)"
-        if not (is_array(grad) or isinstance(grad, np.generic)):
-            fix = "return its array, .data" if type(grad).__name__ == "Variable" else "return an array"
-            return f"a {type(grad).__name__}, not an array, {needed}; {fix}"
-        problem = f"a gradient of shape {grad.shape} {needed}"
-        try:
-            broadcast = np.broadcast_shapes(shape, grad.shape) == grad.shape
-        except ValueError:
-            broadcast = False
-        if broadcast:
-            return f"{problem}; sum it over the dimensions forward broadcast (sum_to_shape(grad, {shape}))"
-        if len(shape) > 1 and grad.shape == shape[::-1]:
-            return f"{problem}: the shapes are each other's transpose; look for a missing or an extra .T"
-        return f"{problem}; return an array of the input's shape"
-
     def extra_repr(self) -> str:
         """The op's settings, shown inside its repr (e.g. the constant of MulConstant)."""
         return ""
@@ -375,8 +328,17 @@ class Function(FunctionHooks, DirtyInputs, ModernFunctionNames):
         return f"{type(self).__name__}({self.extra_repr()})"
 
 
+def _as_output_array(raw: Any) -> Any:
+    """An output of forward that is not an ndarray, as one; a list or a namedtuple is refused."""
+    if isinstance(raw, (list, tuple)):
+        raise DTypeError("a sequence, not an array")
+    return as_array(raw)
+
+
 class InplaceFunction(Function):
     """A Function that can write its result into its first input (``inplace=True``)."""
+
+    inplace: bool = False  # a subclass that forgets super().__init__() runs out of place
 
     def __init__(self, inplace: bool = False) -> None:
         self.inplace = inplace

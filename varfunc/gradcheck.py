@@ -9,6 +9,7 @@ import numpy as np
 
 from .backend import get_array_module, is_array, to_device
 from .errors import GradcheckError
+from .function import Function
 from .variable import Variable
 
 WEIGHTED = "weighted"  # the label of the extra backward's rows in the report
@@ -23,6 +24,12 @@ def gradcheck(fn: Callable, inputs: Any, eps: float = 1e-6, atol: float = 1e-5, 
     signs: the one-hot gradients are all 1, which hides a backward that ignores grad_output or drops
     its sign (``abs(g)``, ``g ** 2``, ``maximum(g, 0)``).
     """
+    if isinstance(fn, Function):  # it would run once: the numerical differences call fn again
+        name = type(fn).__name__
+        raise TypeError(
+            f"gradcheck: fn is a {name} object, which runs once; pass a function that makes a new one "
+            f"for each call: gradcheck(lambda *xs: {name}()(*xs), inputs)"
+        )
     arguments = _float64_leaves(inputs)
     variables = [a for a in arguments if isinstance(a, Variable)]
     outputs = _differentiable(fn(*arguments))

@@ -38,6 +38,14 @@ def call_on_read_only(fn: Callable, args: tuple, role: str, function: Any, fix: 
     by its role ("backward of", "hook 'h' on") and its Function, and says what to do (fix)."""
     try:
         return fn(*args)
+    except TypeError as error:  # g2 * 3 where g2 is None: an output nothing used
+        if "NoneType" not in str(error) or not any(a is None for a in args):
+            raise
+        raise VarfuncError(
+            f"{role} {function!r} failed on a gradient that is None ({error}): an output that nothing "
+            "used, or one marked non-differentiable, gets None instead of an array; treat None as "
+            "zeros (if g is None: ...)"
+        ) from error
     except ValueError as error:
         if "read-only" not in str(error):
             raise

@@ -102,7 +102,9 @@ class FunctionHooks:
                             f"returns None or a tuple of {len(grad_input)} gradient(s), one per input"
                         )
                     if replacement:  # (a Leaf has no inputs: nothing to replace)
-                        grad_input = self._checked_grad_input(replacement)
+                        grad_input = self._checked_grad_input(
+                            replacement, f"hook {name!r} on {self!r} returned"
+                        )
                         seen_input = read_only_views(*grad_input)  # the next hook sees the replacement
         return grad_input
 

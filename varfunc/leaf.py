@@ -5,6 +5,9 @@ from __future__ import annotations
 import weakref
 from typing import Any
 
+import numpy as np
+
+from .errors import DTypeError
 from .function import Function
 
 
@@ -39,3 +42,24 @@ class Leaf(Function):
         if variable is not None and self.requires_grad:  # frozen after forward: no .grad, as in torch
             variable._accumulate_grad(grad)
         return ()
+
+
+def leaf_requires_grad(data: Any, requested: bool | None) -> bool:
+    """A leaf's requires_grad: the request, or by default True for floats and False otherwise."""
+    is_float = data.dtype.kind == "f"
+    if requested is None:
+        return is_float
+    check_flag("requires_grad", requested)
+    if requested and not is_float:
+        raise DTypeError(
+            f"Variable: {data.dtype} data cannot require grad (gradients exist only for "
+            "floating-point data); convert it with data.astype(np.float64), or leave "
+            "requires_grad at its default"
+        )
+    return bool(requested)
+
+
+def check_flag(name: str, value: Any) -> None:
+    """DTypeError unless value is True or False: a string such as "no" would count as True."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise DTypeError(f"Variable: {name} must be True or False, got {value!r}")

@@ -12,6 +12,7 @@ functions/modulo.py, which v0.1.3 did not have (row 48).
 
 from __future__ import annotations
 
+import numbers
 import operator
 from collections.abc import Callable
 from typing import Any
@@ -56,6 +57,10 @@ class VariableOperators:
             other = other._data
         elif is_array(other) or isinstance(other, (list, tuple)):  # on this Variable's device, as + puts it
             other = to_device(as_array(other), self.device)
+        elif not isinstance(other, (numbers.Real, np.bool_, np.integer, np.floating)):
+            return (
+                NotImplemented  # None, a string, 1j: Python's answer (x == None is False, x < None an error)
+            )
         return type(self)(compare(self._data, other))
 
     def __eq__(self, other: Any) -> Any:  # type: ignore[override]

@@ -5,11 +5,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
+
 from .backend import as_array, device_of, get_array_module, to_device
 from .engine import ExecutionEngine
 from .errors import BackwardError, DeviceError, DTypeError, InplaceError, ShapeError
 from .functions import CpuTransfer, CudaTransfer
-from .leaf import Leaf
+from .leaf import Leaf, check_flag, leaf_requires_grad
 from .methods import VariableMethods
 from .modern import ModernVariableNames
 from .operators import VariableOperators
@@ -37,6 +39,7 @@ class Variable(VariableMethods, VariableOperators, ModernVariableNames):
         if creator is None:  # made by the user: check and convert (a Function's outputs are arrays)
             if isinstance(data, Variable):
                 raise DTypeError("Variable(...) got a Variable; pass its .data, or use .clone()")
+            check_flag("volatile", volatile)
             data = as_array(data)
         self._data = data
         self._grad = None
@@ -44,7 +47,7 @@ class Variable(VariableMethods, VariableOperators, ModernVariableNames):
         self._requires_grad = None  # set to False for outputs marked non-differentiable
         self.volatile = volatile
         if creator is None and not volatile:
-            creator = Leaf(self, _leaf_requires_grad(data, requires_grad))
+            creator = Leaf(self, leaf_requires_grad(data, requires_grad))
         self.creator = creator
 
     # --- data and grad ---------------------------------------------------------------------------
@@ -142,7 +145,8 @@ class Variable(VariableMethods, VariableOperators, ModernVariableNames):
                 f"requires_grad can only be set on Variables you created (leaves); this one was "
                 f"made by {self.creator!r}. To cut a graph, use Variable(x.data.copy())"
             )
-        self.creator.requires_grad = _leaf_requires_grad(self._data, value)
+        check_flag("requires_grad", value)  # (None would mean "the default" to the constructor)
+        self.creator.requires_grad = leaf_requires_grad(self._data, value)
 
     # --- shape and device ------------------------------------------------------------------------
 
@@ -374,21 +378,5 @@ class Variable(VariableMethods, VariableOperators, ModernVariableNames):
         return copy
 
 
-def _leaf_requires_grad(data: Any, requested: bool | None) -> bool:
-    """A leaf's requires_grad: the request, or by default True for floats and False otherwise."""
-    is_float = data.dtype.kind == "f"
-    if requested is None:
-        return is_float
-    if requested and not is_float:
-        raise DTypeError(
-            f"Variable: {data.dtype} data cannot require grad (gradients exist only for "
-            "floating-point data); convert it with data.astype(np.float64), or leave "
-            "requires_grad at its default"
-        )
-    return bool(requested)
-
-
 def _broadcast_shapes(shapes: list) -> tuple:
-    import numpy as np  # shapes only, no arrays: NumPy's rule holds for CuPy too
-
-    return np.broadcast_shapes(*shapes)
+    return np.broadcast_shapes(*shapes)  # shapes only, no arrays: NumPy's rule holds for CuPy too

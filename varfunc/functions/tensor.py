@@ -14,7 +14,7 @@ import numpy as np
 from ..backend import device_of, get_array_module, is_array, scatter_add, to_device
 from ..errors import DTypeError, ShapeError
 from ..function import Function
-from .utils import check_dim, normalize_dims, sum_to_shape
+from .utils import check_dim, int_sizes, normalize_dims, sum_to_shape
 
 
 def _unwrap_key(key: Any) -> Any:
@@ -78,7 +78,9 @@ class View(Function):
     """a with a new shape holding the same elements in the same order (-1: inferred)."""
 
     def __init__(self, *sizes: int) -> None:
-        self.sizes = sizes
+        self.sizes = int_sizes("view", sizes)
+        if sizes.count(-1) > 1:
+            raise ShapeError(f"view: {sizes} has more than one -1; only one size can be inferred")
 
     def forward(self, a):
         try:
@@ -100,7 +102,7 @@ class Expand(Function):
     """a broadcast to sizes (-1 keeps a dim); backward sums over the expanded dims."""
 
     def __init__(self, *sizes: int) -> None:
-        self.sizes = sizes
+        self.sizes = int_sizes("expand", sizes)
 
     def forward(self, a):
         offset = len(self.sizes) - a.ndim
@@ -143,7 +145,7 @@ class Permute(Function):
     """a with its dims reordered; backward applies the inverse order."""
 
     def __init__(self, *dims: int) -> None:
-        self.dims = dims
+        self.dims = int_sizes("permute", dims, lowest=-len(dims), what="dims")
 
     def forward(self, a):
         # each dim once, in range (a negative dim counts from the end)

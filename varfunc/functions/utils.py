@@ -85,3 +85,14 @@ def check_dim(op: str, dim: int, ndim: int) -> int:
     if len(axes) != 1:
         raise ShapeError(f"{op}: takes one dim (an int), got {dim!r}; call it once for each dim")
     return axes[0]
+
+
+def int_sizes(op: str, sizes: tuple, lowest: int = -1, what: str = "sizes") -> tuple:
+    """sizes (or dims), if each is an int >= lowest (a bool is not one); else a ShapeError that says why."""
+    for size in sizes:
+        if not _is_integer(size):
+            fix = ": n / 2 is a float, n // 2 an int" if isinstance(size, float) and what == "sizes" else ""
+            raise ShapeError(f"{op}: {what} must be ints, got {size!r} in {sizes}{fix}")
+        if size < lowest:
+            raise ShapeError(f"{op}: got {size} in {sizes}; each of the {what} is >= {lowest}")
+    return sizes

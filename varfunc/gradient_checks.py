@@ -1,0 +1,80 @@
+"""The checks on the gradients a backward returns (docs/differences.md, row 21), mixed into Function.
+
+v0.1.3 only counted them. Here each gradient for an input that requires grad must be an array of
+that input's shape (a wrong one is a ShapeError that names the Function, the input and both shapes,
+and says what is likely wrong), and one of another dtype is cast to the input's, as today's PyTorch
+does. A Function hook's replacement gradients go through the same checks.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .backend import as_gradient, is_array
+from .errors import ShapeError, VarfuncError
+
+
+class GradientChecks:
+    """_checked_grad_input and its slow path, for Function."""
+
+    __slots__ = ()
+
+    def _checked_grad_input(self, grad_input: tuple, returned: str = "") -> tuple:
+        """grad_input if each needed gradient is an array of its input's shape and dtype; returned says
+        who returned it, when backward did not ("hook 'h' on Mul() returned")."""
+        shapes = self.input_shapes
+        if len(grad_input) != len(shapes):
+            listed = " (it returned a list: return a tuple)" if type(grad_input[0]) is list else ""
+            raise VarfuncError(
+                f"{self!r}.backward returned {len(grad_input)} gradient(s){listed} but forward took "
+                f"{len(shapes)} input(s); return one gradient per input (None where none is needed)"
+            )
+        needs, dtypes = self.needs_input_grad, self.input_dtypes  # indexed: a zip of four tuples costs more
+        for i, grad in enumerate(grad_input):
+            if not needs[i]:
+                continue
+            # an array or a NumPy scalar (arithmetic on 0-d arrays gives one), of the input's shape and dtype
+            if type(grad) is not np.ndarray and not isinstance(grad, np.generic):
+                return self._fixed_grad_input(grad_input, returned)
+            if grad.shape != shapes[i] or grad.dtype is not dtypes[i]:
+                return self._fixed_grad_input(grad_input, returned)
+        return grad_input
+
+    def _fixed_grad_input(self, grad_input: tuple, returned: str = "") -> tuple:
+        """Each needed gradient cast to its input's dtype (as torch does), or an error saying what is wrong.
+
+        The slow path of _checked_grad_input: a CuPy array, another dtype, or an error.
+        """
+        returned = returned or f"{self!r}.backward returned"
+        fixed = list(grad_input)
+        checks = zip(grad_input, self.needs_input_grad, self.input_shapes, self.input_dtypes)
+        for index, (grad, needed, shape, dtype) in enumerate(checks):
+            if not needed:
+                continue
+            if (is_array(grad) or isinstance(grad, np.generic)) and grad.shape == shape:
+                fixed[index] = as_gradient(grad, dtype, f"{returned}, for input {index},")
+                continue
+            raise ShapeError(f"{returned} {self._grad_problem(index, grad, shape)}")
+        return tuple(fixed)
+
+    @staticmethod
+    def _grad_problem(index: int, grad: Any, shape: tuple) -> str:
+        """What is wrong with the gradient returned for input index (of shape), and what to do."""
+        needed = f"for input {index}, which has shape {shape} and requires grad"
+        if grad is None:
+            return f"None {needed}; compute it (None is for inputs whose needs_input_grad is False)"
+        if not (is_array(grad) or isinstance(grad, np.generic)):
+            fix = "return its array, .data" if type(grad).__name__ == "Variable" else "return an array"
+            return f"a {type(grad).__name__}, not an array, {needed}; {fix}"
+        problem = f"a gradient of shape {grad.shape} {needed}"
+        try:
+            broadcast = np.broadcast_shapes(shape, grad.shape) == grad.shape
+        except ValueError:
+            broadcast = False
+        if broadcast:
+            return f"{problem}; sum it over the dimensions forward broadcast (sum_to_shape(grad, {shape}))"
+        if len(shape) > 1 and grad.shape == shape[::-1]:
+            return f"{problem}: the shapes are each other's transpose; look for a missing or an extra .T"
+        return f"{problem}; return an array of the input's shape"
