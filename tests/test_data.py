@@ -284,3 +284,28 @@ def test_train_test_split_rounds_half_up(n, fraction):
     exact = (Decimal(n) * Decimal(str(fraction))).quantize(Decimal(1), rounding=ROUND_HALF_UP)
     train, test = data.train_test_split(np.arange(n), test_fraction=fraction)
     assert len(test) == min(n - 1, max(1, int(exact))) and len(train) + len(test) == n
+
+
+@pytest.mark.parametrize(
+    "make, words",
+    [
+        (lambda: data.moons(noise=float("nan")), r"moons: noise must be a finite number >= 0, got nan"),
+        (
+            lambda: data.linear_regression(noise=-0.1),
+            r"linear_regression: noise must be a finite number >= 0",
+        ),
+        (lambda: data.two_spirals(turns="a"), r"two_spirals: turns must be a finite number >= 0, got 'a'"),
+        (lambda: data.digits(flip=2), r"digits: flip is the fraction of pixels flipped, at most 1, got 2"),
+        (lambda: data.polynomial_regression(noise=float("inf")), r"polynomial_regression: noise must be"),
+    ],
+)
+def test_a_noise_or_a_fraction_out_of_range_is_refused(make, words):
+    """Before: noise=nan gave data that was all nan, and flip=2 flipped every pixel."""
+    with pytest.raises(ValueError, match=words):
+        make()
+
+
+def test_digits_flatten_is_true_or_false():
+    with pytest.raises(TypeError, match="digits: flatten must be True or False, got 'no'"):
+        data.digits(20, flatten="no")
+    assert data.digits(20, flatten=False)[0].shape == (20, 8, 8)

@@ -103,3 +103,9 @@ def test_the_same_seed_draws_the_same_mask_on_every_device(device):
         results.append([on_device("cpu", a) for a in (y.data, x.grad)])
     for ours, cpu in zip(results[1], results[0]):
         np.testing.assert_array_equal(ours, cpu)
+
+
+def test_training_must_be_true_or_false():
+    """Before: training="no" dropped elements (a non-empty string is true)."""
+    with pytest.raises(TypeError, match="dropout: training must be True or False, got 'no'"):
+        nn.dropout(Variable(np.ones(4)), 0.5, training="no")

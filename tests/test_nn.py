@@ -248,3 +248,32 @@ def test_a_parameter_can_only_be_replaced_by_a_parameter_or_none():
     assert [name for name, _ in layer.named_parameters()] == ["weight", "bias"]
     layer.bias = None
     assert [name for name, _ in layer.named_parameters()] == ["weight"]
+
+
+@pytest.mark.parametrize("module", [nn.ReLU(), nn.Tanh(), nn.Sigmoid(), nn.Linear(3, 2)], ids=repr)
+def test_a_layer_given_an_array_says_to_wrap_it(module):
+    """Before (activations): AttributeError: 'numpy.ndarray' object has no attribute 'relu'."""
+    with pytest.raises(DTypeError, match=r"expected a Variable, got ndarray; wrap the array with Variable"):
+        module(np.ones((2, 3), dtype=np.float32))
+
+
+@pytest.mark.parametrize("device", [np.float64, None])
+def test_module_to_a_dtype_says_how_to_change_a_dtype(device):
+    """Before: AttributeError: ... has no attribute 'startswith'."""
+    from varfunc import DeviceError
+
+    with pytest.raises(DeviceError, match=r"unknown device .*a dtype changes with .double\(\), .float\(\)"):
+        nn.Linear(2, 2).to(device)
+
+
+@pytest.mark.parametrize(
+    "scores, labels, error, words",
+    [
+        (None, None, DTypeError, "accuracy: takes scores and class labels, arrays of numbers, got object"),
+        (np.array(1.0), np.array(1), ShapeError, "accuracy: the scores are one number"),
+    ],
+)
+def test_accuracy_refuses_what_is_not_scores_and_labels(scores, labels, error, words):
+    """Before: both gave an accuracy of 0.0."""
+    with pytest.raises(error, match=words):
+        nn.accuracy(scores, labels)

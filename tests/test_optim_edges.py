@@ -255,3 +255,25 @@ def test_a_step_that_cannot_update_one_parameter_updates_none(make):
     w2.data = w2.data.copy()
     opt.step()
     assert (w1.data < [1.0, 2.0, 3.0]).all() and (w2.data < [1.0, 2.0, 3.0]).all()
+
+
+@pytest.mark.parametrize(
+    "make, words",
+    [
+        (
+            lambda ps: optim.SGD(ps, lr=0.1, momentum=0.9, nesterov="no"),
+            "SGD: nesterov must be True or False",
+        ),
+        (lambda ps: optim.Adam(ps, amsgrad="no"), "Adam: amsgrad must be True or False, got 'no'"),
+        (lambda ps: optim.SGD(None, lr=0.1), r"SGD: params must be an iterable of Variables .* got NoneType"),
+        (
+            lambda ps: optim.SGD([{"params": None}], lr=0.1),
+            r"SGD: params must be an iterable .* got NoneType",
+        ),
+    ],
+)
+def test_a_flag_or_a_parameter_list_of_the_wrong_kind_is_named(make, words):
+    """Before: amsgrad="no" switched AMSGrad on (a non-empty string is true), and SGD(None) raised
+    Python's "'NoneType' object is not iterable"."""
+    with pytest.raises(DTypeError, match=words):
+        make(make_params())

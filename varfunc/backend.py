@@ -167,8 +167,11 @@ def to_device(array: Any, device: str) -> Any:
     """A copy of the array on 'cpu' or 'cuda[:N]' (the same array if it is already there)."""
     if device == "cpu":
         return array.get() if _is_cupy_array(array) else array
-    if not device.startswith("cuda"):
-        raise DeviceError(f"to_device: unknown device {device!r}; use 'cpu' or 'cuda' / 'cuda:N'")
+    if not isinstance(device, str) or not device.startswith("cuda"):
+        dtype = (
+            "" if isinstance(device, str) else " (a dtype changes with .double(), .float() or .type(dtype))"
+        )
+        raise DeviceError(f"to_device: unknown device {device!r}; use 'cpu' or 'cuda' / 'cuda:N'{dtype}")
     available, reason = gpu_status()
     if not available:
         raise DeviceError(f"cannot move data to {device}: {reason}")

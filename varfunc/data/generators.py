@@ -7,6 +7,8 @@ class labels as int64. Nothing is downloaded.
 
 from __future__ import annotations
 
+import math
+import numbers
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -40,11 +42,29 @@ def _check_counts(generator: str, dtype: Any = np.float64, **counts: Any) -> Non
         )
 
 
+def _check_amounts(generator: str, **amounts: Any) -> None:
+    """A ValueError naming the generator unless every amount (noise, flip, turns) is a finite number
+    >= 0 (noise=nan gave data that was all nan); flip, a fraction of pixels, is at most 1."""
+    for name, value in amounts.items():
+        if (
+            isinstance(value, bool)
+            or not isinstance(value, numbers.Real)
+            or not math.isfinite(value)
+            or value < 0
+        ):
+            raise ValueError(f"{generator}: {name} must be a finite number >= 0, got {value!r}")
+    if amounts.get("flip", 0) > 1:
+        raise ValueError(
+            f"{generator}: flip is the fraction of pixels flipped, at most 1, got {amounts['flip']!r}"
+        )
+
+
 def linear_regression(
     n_samples: int = 100, n_features: int = 1, noise: float = 0.1, seed: Any = 0, dtype: Any = np.float32
 ) -> Regression:
     """y = X @ weight + bias + noise, with X standard normal and weight, bias drawn like the 2017 example."""
     _check_counts("linear_regression", dtype, n_samples=n_samples, n_features=n_features)
+    _check_amounts("linear_regression", noise=noise)
     rng = _rng(seed)
     weight = rng.standard_normal((n_features, 1)) * 5
     bias = rng.standard_normal(1) * 5
@@ -111,6 +131,7 @@ def polynomial_regression(
 ) -> Regression:
     """A fixed sample of the 2017 example's problem: features [x, ..., x**degree], y = f(x) (+ noise)."""
     _check_counts("polynomial_regression", dtype, n_samples=n_samples, degree=degree)
+    _check_amounts("polynomial_regression", noise=noise)
     target = PolynomialTarget(degree, seed, dtype=np.float64)
     X, y = target.batch(n_samples)
     y = y + noise * target.rng.standard_normal(y.shape)
@@ -124,6 +145,7 @@ def two_spirals(
 ) -> tuple[np.ndarray, np.ndarray]:
     """Two interleaved spirals (X (2n, 2), labels 0 and 1); radius sqrt(0.02) ~ 0.14 to 1, plus noise."""
     _check_counts("two_spirals", dtype, n_per_class=n_per_class)
+    _check_amounts("two_spirals", noise=noise, turns=turns)
     rng = _rng(seed)
     t = np.sqrt(rng.uniform(0.02, 1, n_per_class))  # more points at larger radius, where arms are longer
     angle = 2 * np.pi * turns * t
@@ -139,6 +161,7 @@ def moons(
 ) -> tuple[np.ndarray, np.ndarray]:
     """Two interleaving half circles (as scikit-learn's make_moons): X (n, 2), labels 0 and 1."""
     _check_counts("moons", dtype, n_samples=n_samples)
+    _check_amounts("moons", noise=noise)
     rng = _rng(seed)
     n_outer = n_samples // 2
     n_inner = n_samples - n_outer
@@ -192,6 +215,9 @@ def digits(
     the classes balanced and shuffled.
     """
     _check_counts("digits", dtype, n_samples=n_samples)
+    _check_amounts("digits", noise=noise, flip=flip)
+    if not isinstance(flatten, (bool, np.bool_)):
+        raise TypeError(f"digits: flatten must be True or False, got {flatten!r}")
     rng = _rng(seed)
     glyphs = digit_glyphs()
     y = rng.permutation(np.arange(n_samples) % 10)

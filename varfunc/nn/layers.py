@@ -38,6 +38,8 @@ def linear(input: Variable, weight: Variable, bias: Variable | None = None) -> V
 def dropout(input: Variable, p: float = 0.5, training: bool = True) -> Variable:
     """Zero each element with probability p, scale the rest by 1 / (1 - p); input as is if not training."""
     _check_probability(p)
+    if not isinstance(training, (bool, np.bool_)):  # training="no" would count as True
+        raise TypeError(f"dropout: training must be True or False, got {training!r}")
     if not training or p == 0:
         return input
     return functions.Dropout(float(p), _rng)(input)
@@ -90,11 +92,7 @@ class Linear(Module):
                 )
 
     def forward(self, input: Variable) -> Variable:
-        if not isinstance(input, Variable):
-            raise DTypeError(
-                f"{self!r}: expected a Variable, got {type(input).__name__}; "
-                "wrap the array with Variable(x, requires_grad=False)"
-            )
+        _expect_a_variable(self, input)
         if input.ndim == 0 or input.shape[-1] != self.in_features:
             raise ShapeError(
                 f"{self!r}: expected input of shape (N, {self.in_features}) (last dim = "
@@ -155,10 +153,19 @@ class Sequential(Module):
         return self
 
 
+def _expect_a_variable(module: Module, input: Any) -> None:
+    if not isinstance(input, Variable):
+        raise DTypeError(
+            f"{module!r}: expected a Variable, got {type(input).__name__}; "
+            "wrap the array with Variable(x, requires_grad=False)"
+        )
+
+
 class ReLU(Module):
     """max(x, 0)."""
 
     def forward(self, input: Variable) -> Variable:
+        _expect_a_variable(self, input)
         return input.relu()
 
 
@@ -166,6 +173,7 @@ class Tanh(Module):
     """tanh(x)."""
 
     def forward(self, input: Variable) -> Variable:
+        _expect_a_variable(self, input)
         return input.tanh()
 
 
@@ -173,6 +181,7 @@ class Sigmoid(Module):
     """1 / (1 + exp(-x))."""
 
     def forward(self, input: Variable) -> Variable:
+        _expect_a_variable(self, input)
         return input.sigmoid()
 
 

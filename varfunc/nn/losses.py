@@ -308,6 +308,15 @@ def accuracy(input: Any, target: Any) -> float:
     The predicted class is the largest score's; for one score per row, see classes_from_scores.
     """
     scores, labels = _on_cpu(input), _on_cpu(target)
+    if scores.dtype.kind not in "biuf" or labels.dtype.kind not in "biuf":
+        raise DTypeError(
+            f"accuracy: takes scores and class labels, arrays of numbers, got {scores.dtype} scores and "
+            f"{labels.dtype} labels; pass the model's output and the targets"
+        )
+    if scores.ndim == 0:
+        raise ShapeError(
+            "accuracy: the scores are one number; pass one row of scores per sample, (N, C) or (N,)"
+        )
     predicted = classes_from_scores(scores)
     if labels.size != predicted.size:
         raise ShapeError(

@@ -7,6 +7,7 @@ import numbers
 from collections.abc import Iterable
 
 from ..backend import get_array_module
+from ..errors import DTypeError
 from .optimizer import Optimizer
 
 
@@ -52,6 +53,8 @@ class Adam(Optimizer):
                 )
         if group["weight_decay"] < 0:
             raise ValueError(f"Adam: invalid weight_decay {group['weight_decay']} (must be >= 0)")
+        if not isinstance(group["amsgrad"], bool):  # amsgrad="no" would count as True
+            raise DTypeError(f"Adam: amsgrad must be True or False, got {group['amsgrad']!r}")
 
     def step(self) -> None:
         """One update of every parameter from its current .grad."""

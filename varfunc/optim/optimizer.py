@@ -13,6 +13,16 @@ from ..errors import DeviceError, DTypeError, ShapeError
 from ..variable import Variable
 
 
+def _listed(optimizer: str, params: Any) -> list:
+    try:
+        return list(params)
+    except TypeError:  # None, a number: not iterable
+        raise DTypeError(
+            f"{optimizer}: params must be an iterable of Variables (model.parameters() or [w, b]), "
+            f"got {type(params).__name__}"
+        ) from None
+
+
 class _Required:
     def __repr__(self) -> str:
         return "<required parameter>"
@@ -41,7 +51,7 @@ class Optimizer:
                 f"{type(self).__name__}: params must be an iterable of Variables (model.parameters() "
                 "or [w, b]), got a single Variable; wrap it in a list"
             )
-        groups = list(params)
+        groups = _listed(type(self).__name__, params)
         if not groups:
             raise ValueError(f"{type(self).__name__} got an empty parameter list")
         if not isinstance(groups[0], dict):
@@ -54,7 +64,7 @@ class Optimizer:
         if not isinstance(group, dict) or "params" not in group:
             raise DTypeError(f"{type(self).__name__}: a parameter group must be a dict with a 'params' key")
         params = group["params"]
-        params = [params] if isinstance(params, Variable) else list(params)
+        params = [params] if isinstance(params, Variable) else _listed(type(self).__name__, params)
         seen = {id(p) for g in self.param_groups for p in g["params"]}
         for index, param in enumerate(params):
             if not isinstance(param, Variable):
