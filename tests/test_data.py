@@ -309,3 +309,9 @@ def test_digits_flatten_is_true_or_false():
     with pytest.raises(TypeError, match="digits: flatten must be True or False, got 'no'"):
         data.digits(20, flatten="no")
     assert data.digits(20, flatten=False)[0].shape == (20, 8, 8)
+
+
+def test_minibatches_of_none_says_what_it_needs():
+    """Before: 'argument 0 is the scalar None ... batch_size is a keyword argument'."""
+    with pytest.raises(TypeError, match=r"Minibatches: argument 0 is not an array of numbers \(got object\)"):
+        data.Minibatches(None)

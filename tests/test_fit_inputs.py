@@ -325,3 +325,11 @@ def test_fit_gives_a_float32_model_float32_batches_and_evaluation():
         progress=False,
     )
     assert model64.seen == {np.dtype(np.float64)}
+
+
+@pytest.mark.parametrize("train_data", [None, {"X": 1}, 3.0])
+def test_fit_names_train_data_that_is_neither_arrays_nor_batches(train_data):
+    """Before: 'NoneType' object is not iterable, or for a dict 'not enough values to unpack'."""
+    _, _, model, optimizer = linear_problem()
+    words = r"fit: train_data must be the arrays \(X, y\) or an iterable of \(x, y\) batches"
+    assert_refused(TypeError, words, model, nn.mse_loss, optimizer, train_data)

@@ -373,3 +373,13 @@ def test_a_backward_that_drops_the_sign_of_grad_output_is_caught(rng, use):
     rows = [line.split() for line in str(info.value).splitlines() if re.match(r"\s+\d", line)]
     assert rows and {row[2] for row in rows} == {"weighted"}
     assert vf.gradcheck(lambda v: DropsTheSign(lambda g: g)(v), (x,))
+
+
+@pytest.mark.parametrize(
+    "setting", [{"eps": 0}, {"eps": -1e-6}, {"atol": -1}, {"rtol": float("nan")}, {"atol": "a"}]
+)
+def test_gradcheck_refuses_settings_that_cannot_check(setting):
+    """Before: eps=0 or a negative tolerance blamed backward ('backward disagrees'), and atol='a'
+    raised NumPy's isfinite TypeError."""
+    with pytest.raises(ValueError, match=rf"gradcheck: {next(iter(setting))} must be a finite number"):
+        vf.gradcheck(lambda a: a * 2, [np.ones(2)], **setting)

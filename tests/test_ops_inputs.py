@@ -107,3 +107,18 @@ def test_sizes_and_dims_that_are_not_ints_are_named(call, words):
     with pytest.raises(vf.ShapeError, match=words):
         call(x)
     assert x.view(3, 2).shape == x.view((3, 2)).shape == (3, 2) and x.permute(-1, 0).shape == (3, 2)
+
+
+def test_size_and_keepdim_are_checked():
+    """Before: x.size(5) raised 'tuple index out of range', keepdim='yes' NumPy's own TypeError."""
+    x = Variable(np.ones((2, 3)))
+    assert x.size(-1) == 3 and x.size() == (2, 3)
+    with pytest.raises(vf.ShapeError, match=r"size: dim 5 is out of range .* use a dim from -2 to 1"):
+        x.size(5)
+    for call in (
+        lambda: x.sum(0, keepdim="yes"),
+        lambda: x.mean(0, keepdim=None),
+        lambda: x.max(0, keepdim=1),
+    ):
+        with pytest.raises(TypeError, match=r"(sum|mean|max): keepdim must be True or False"):
+            call()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any
 
@@ -30,6 +31,10 @@ def gradcheck(fn: Callable, inputs: Any, eps: float = 1e-6, atol: float = 1e-5, 
             f"gradcheck: fn is a {name} object, which runs once; pass a function that makes a new one "
             f"for each call: gradcheck(lambda *xs: {name}()(*xs), inputs)"
         )
+    for name, value, lowest in (("eps", eps, "> 0"), ("atol", atol, ">= 0"), ("rtol", rtol, ">= 0")):
+        number = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+        if not number or value < 0 or (value == 0 and name == "eps"):
+            raise ValueError(f"gradcheck: {name} must be a finite number {lowest}, got {value!r}")
     arguments = _float64_leaves(inputs)
     variables = [a for a in arguments if isinstance(a, Variable)]
     outputs = _differentiable(fn(*arguments))

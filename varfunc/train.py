@@ -236,6 +236,11 @@ def fit(
                 "pass val_data=(X_val, y_val)"
             )
     train_arrays = _array_pair(train_data, "train_data")
+    if train_arrays is None and (isinstance(train_data, (dict, str)) or not hasattr(train_data, "__iter__")):
+        raise TypeError(
+            f"fit: train_data must be the arrays (X, y) or an iterable of (x, y) batches (Minibatches), "
+            f"got {type(train_data).__name__}"
+        )
     if train_arrays is not None:
         train_arrays = _in_model_dtype(model, train_arrays)
     makes_batches = train_arrays is not None and not isinstance(train_data, Minibatches)

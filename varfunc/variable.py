@@ -11,6 +11,7 @@ from .backend import as_array, device_of, get_array_module, to_device
 from .engine import ExecutionEngine
 from .errors import BackwardError, DeviceError, DTypeError, InplaceError, ShapeError
 from .functions import CpuTransfer, CudaTransfer
+from .functions.utils import check_dim
 from .leaf import Leaf, check_flag, leaf_requires_grad
 from .methods import VariableMethods
 from .modern import ModernVariableNames
@@ -188,7 +189,7 @@ class Variable(VariableMethods, VariableOperators, ModernVariableNames):
 
     def size(self, dim: int | None = None) -> Any:
         """The shape, or the size of one dim."""
-        return self._data.shape if dim is None else self._data.shape[dim]
+        return self._data.shape if dim is None else self._data.shape[check_dim("size", dim, self._data.ndim)]
 
     def dim(self) -> int:
         """The number of dimensions."""

@@ -85,10 +85,14 @@ def _checked_arrays(arrays: tuple, who: str, keyword: str) -> tuple:
     """The arrays, each with rows, all with the same number of them; else a clear error."""
     arrays = as_arrays(arrays)
     for index, array in enumerate(arrays):
-        if array.ndim == 0:
+        if array.ndim == 0 and array.dtype.kind in "biuf":  # Minibatches(X, y, 32): a forgotten keyword
             raise TypeError(
                 f"{who}: argument {index} is the scalar {array.item()!r}, not an array; {keyword} is a "
                 f"keyword argument: {who}(X, y, {keyword}={array.item()!r})"
+            )
+        if array.ndim == 0 or array.dtype.kind not in "biuf":
+            raise TypeError(
+                f"{who}: argument {index} is not an array of numbers (got {array.dtype}); pass X, y"
             )
     for index, array in enumerate(arrays):
         if len(array) != len(arrays[0]):
