@@ -333,3 +333,10 @@ def test_fit_names_train_data_that_is_neither_arrays_nor_batches(train_data):
     _, _, model, optimizer = linear_problem()
     words = r"fit: train_data must be the arrays \(X, y\) or an iterable of \(x, y\) batches"
     assert_refused(TypeError, words, model, nn.mse_loss, optimizer, train_data)
+
+
+def test_fit_given_a_loss_class_says_to_make_one():
+    """Before: CrossEntropyLoss.__init__() takes from 1 to 2 positional arguments but 3 were given."""
+    X, y, model, optimizer = linear_problem()
+    words = r"fit: loss_fn is the class MSELoss; pass an instance, MSELoss\(\)"
+    assert_refused(TypeError, words, model, nn.MSELoss, optimizer, (X, y))

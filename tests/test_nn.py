@@ -277,3 +277,19 @@ def test_accuracy_refuses_what_is_not_scores_and_labels(scores, labels, error, w
     """Before: both gave an accuracy of 0.0."""
     with pytest.raises(error, match=words):
         nn.accuracy(scores, labels)
+
+
+def test_a_layer_or_a_parameter_assigned_again_keeps_its_place():
+    """Before: it moved to the end of its registry, so a Sequential ran its layers in another order
+    (Tanh, Linear, new Linear) and parameters() listed a reassigned weight last, which gave one
+    parameter another's optimizer state after a checkpoint; torch keeps the place."""
+    model = nn.Sequential(nn.Linear(4, 4, dtype=np.float64), nn.Tanh(), nn.Linear(4, 4, dtype=np.float64))
+    new = nn.Linear(4, 4, dtype=np.float64)
+    model.add_module("0", new)
+    assert list(model._modules) == ["0", "1", "2"] and model[0] is new
+    x = np.random.default_rng(0).standard_normal((2, 4))
+    expected = np.tanh(x @ new.weight.data.T + new.bias.data) @ model[2].weight.data.T + model[2].bias.data
+    np.testing.assert_allclose(model(Variable(x)).data, expected, rtol=1e-12)
+    layer = nn.Linear(3, 2)
+    layer.weight = nn.Parameter(np.ones((2, 3), dtype=np.float32))
+    assert [name for name, _ in layer.named_parameters()] == ["weight", "bias"]

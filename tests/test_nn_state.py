@@ -151,3 +151,21 @@ def test_train_takes_only_a_bool():
     with pytest.raises(DTypeError, match=r"TwoLayer.train: mode must be True or False, got 'False'"):
         model.train("False")  # a non-empty string is true: it would have stayed in training mode
     assert model.training and model.eval() is model and not model.fc1.training
+
+
+@pytest.mark.parametrize(
+    "call, error, words",
+    [
+        (lambda m: m.load_state_dict(None), DTypeError, r"expected a dict of arrays .* got NoneType"),
+        (lambda m: m.load_state_dict(m), DTypeError, r"expected a dict of arrays .* got Linear"),
+        (
+            lambda m: m.load_state_dict(m.state_dict(), strict="False"),
+            TypeError,
+            r"strict must be True or False",
+        ),
+    ],
+)
+def test_load_state_dict_names_what_it_was_given(call, error, words):
+    """Before: "argument of type 'NoneType' is not iterable", and strict='False' counted as True."""
+    with pytest.raises(error, match=words):
+        call(nn.Linear(2, 2))

@@ -277,3 +277,31 @@ def test_a_flag_or_a_parameter_list_of_the_wrong_kind_is_named(make, words):
     Python's "'NoneType' object is not iterable"."""
     with pytest.raises(DTypeError, match=words):
         make(make_params())
+
+
+@pytest.mark.parametrize(
+    "load, words",
+    [
+        (
+            lambda opt, model: opt.load_state_dict(model.state_dict()),
+            r"expected an optimizer's state dict.*'weight'",
+        ),
+        (lambda opt, model: opt.load_state_dict({"param_groups": []}), r"expected an optimizer's state dict"),
+        (lambda opt, model: opt.load_state_dict([1]), r"got a list; a model's goes to model.load_state_dict"),
+    ],
+)
+def test_an_optimizer_given_what_is_not_its_state_dict_says_so(load, words):
+    """Before: KeyError: 'param_groups' (or 'state'), or a list's TypeError."""
+    model = nn.Linear(2, 2)
+    opt = optim.SGD(model.parameters(), lr=0.1)
+    with pytest.raises(ValueError, match=words):
+        load(opt, model)
+
+
+def test_an_optimizer_given_the_model_says_to_pass_its_parameters():
+    """Before: TypeError: 'Linear' object is not iterable."""
+    for model in (nn.Linear(2, 2), nn.Sequential(nn.Linear(2, 2))):
+        with pytest.raises(
+            DTypeError, match=rf"SGD: got the model {type(model).__name__}; pass model.parameters"
+        ):
+            optim.SGD(model, lr=0.1)

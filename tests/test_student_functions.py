@@ -270,3 +270,29 @@ def test_a_function_hook_that_returns_a_wrong_shape_is_named_not_backward():
         ShapeError, match=r"hook 'shrinks' on MulConstant\(2\) returned a gradient of shape \(2,\)"
     ):
         y.sum().backward()
+
+
+CACHE: dict = {}
+
+
+class Cached(Function):
+    """2 a, remembered by the input's bytes: the second call returns the very array of the first."""
+
+    def forward(self, a):
+        key = a.tobytes()
+        if key not in CACHE:
+            CACHE[key] = a * 2
+        return CACHE[key]
+
+    def backward(self, grad_output):
+        return grad_output * 2
+
+
+def test_an_output_forward_keeps_is_copied():
+    """Before: y1 and y2 shared the cached array, and y1.mul_(5) changed y2 and the cache."""
+    CACHE.clear()
+    x = Variable(np.array([1.0, 2.0]), requires_grad=False)
+    y1, y2 = Cached()(x), Cached()(x)
+    y1.mul_(5)
+    np.testing.assert_array_equal(y2.data, [2.0, 4.0])
+    np.testing.assert_array_equal(next(iter(CACHE.values())), [2.0, 4.0])

@@ -236,11 +236,13 @@ class Function(FunctionHooks, DirtyInputs, GradientChecks, ModernFunctionNames):
                     outputs.append(raw)  # rebased below, once every output has passed its checks
                     continue
                 # Every output owns its memory: a view, an input returned as is or an array returned
-                # twice is copied, so an in-place change to one Variable can never change another.
+                # twice is copied, so an in-place change to one Variable can never change another. So
+                # is every output of a Function you wrote: it may return an array it keeps (a cache).
                 if (
                     array.base is not None
                     or is_one_of(array, arrays)
                     or (outputs and is_one_of(raw, raw_outputs[: len(outputs)]))
+                    or self.outside_the_kit
                 ):
                     array = array.copy()
             kind = array.dtype.kind

@@ -227,6 +227,11 @@ def fit(
     if callback is not None and not callable(callback):
         raise TypeError(f"fit: callback must be a function callback(step, loss), got {callback!r}")
     _check_optimizer(model, optimizer)
+    if isinstance(loss_fn, type):  # nn.CrossEntropyLoss, not nn.CrossEntropyLoss()
+        raise TypeError(
+            f"fit: loss_fn is the class {loss_fn.__name__}; pass an instance, {loss_fn.__name__}(), or a "
+            "function such as nn.cross_entropy"
+        )
     val_arrays = None
     if val_data is not None:
         val_arrays = None if isinstance(val_data, Minibatches) else _array_pair(val_data, "val_data")

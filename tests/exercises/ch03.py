@@ -200,7 +200,7 @@ class Div(Function):
     def forward(self, a, b):
         self.a_shape = a.shape
         self.save_for_backward(b)
-        self.y = a / b  # the output as an attribute: an in-place change to it goes unnoticed
+        self.y = a / b  # the output as an attribute: the output Variable gets a copy
         return self.y
 
     def backward(self, grad_output):
@@ -239,11 +239,15 @@ WRONG_ANSWERS = {
         ("averaged over broadcast dims instead of summing", DIV_MEAN_NOT_SUM),
         ("gradient for b written as g / b, like a's", DIV_MUL_FORWARD),
         ("kept a and b as attributes instead of save_for_backward", DIV_ATTRIBUTES),
-        ("kept its output as an attribute instead of save_for_backward", DIV_KEEPS_ITS_OUTPUT),
     ],
 }
 
 RIGHT_ANSWERS = {
     "ch03.mul": [("keeps copies of a and b as attributes", MUL_COPIES)],
-    "ch03.div": [("saves b and the output y, the gradient for b is -g * y / b", DIV_SAVES_OUTPUT)],
+    "ch03.div": [
+        ("saves b and the output y, the gradient for b is -g * y / b", DIV_SAVES_OUTPUT),
+        # right since every output of a Function written outside the kit is a copy: a later in-place
+        # change to the output Variable leaves the attribute as forward made it
+        ("keeps its output as an attribute", DIV_KEEPS_ITS_OUTPUT),
+    ],
 }

@@ -8,6 +8,11 @@ Each takes ``input`` (a Variable) and ``target`` (a Variable or an array) and a 
 nll_loss and cross_entropy also take torch's ``weight`` (one per class) and ``ignore_index``, and
 cross_entropy its ``label_smoothing``, by name (torch's third positional argument is ``weight``;
 here it is ``reduction``); cross_entropy's target may also be class probabilities (N, C), as in torch 2.
+
+Where torch is looser, the kit refuses, with an error that says what to write: nll_loss and
+cross_entropy take scores (N, C) only (torch also takes one sample's (C,) and images' (N, C, d1, ...));
+the regression losses take input and target of one shape (torch broadcasts an (N, 1) output against
+an (N,) target with a warning, into an (N, N) loss, which is rarely what was meant).
 """
 
 from __future__ import annotations

@@ -8,7 +8,7 @@ Everything else (``parameters()``, ``state_dict()``, ``to(device)``) walks those
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -78,15 +78,19 @@ class Module:
                 f"{type(self).__name__}: its parameters would silently leave the model; assign a "
                 "Module (or None)"
             )
-        self._parameters.pop(name, None)
-        self._modules.pop(name, None)
+        # A name assigned again keeps its place in its registry (the order of parameters() and of a
+        # Sequential's layers), as in torch: only the other registry and the plain attributes lose it.
         if isinstance(value, Parameter):
             self.__dict__.pop(name, None)
+            self._modules.pop(name, None)
             self._parameters[name] = value
         elif isinstance(value, Module):
             self.__dict__.pop(name, None)
+            self._parameters.pop(name, None)
             self._modules[name] = value
         else:
+            self._parameters.pop(name, None)
+            self._modules.pop(name, None)
             object.__setattr__(self, name, value)
 
     def __getattr__(self, name: str) -> Any:
@@ -225,6 +229,13 @@ class Module:
         must always match. Nothing is changed unless every entry fits. Returns the names that did
         not match, as torch does: (missing_keys, unexpected_keys).
         """
+        if not isinstance(state_dict, Mapping):
+            raise DTypeError(
+                f"load_state_dict for {type(self).__name__}: expected a dict of arrays (model.state_dict() "
+                f"or nn.load(path)), got {type(state_dict).__name__}"
+            )
+        if not isinstance(strict, bool):  # strict="False" would count as True
+            raise TypeError(f"load_state_dict: strict must be True or False, got {strict!r}")
         params = OrderedDict(self.named_parameters(remove_duplicate=False))
         missing = [name for name in params if name not in state_dict]
         unexpected = [name for name in state_dict if name not in params]

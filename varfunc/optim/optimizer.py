@@ -14,6 +14,8 @@ from ..variable import Variable
 
 
 def _listed(optimizer: str, params: Any) -> list:
+    if hasattr(params, "parameters") and callable(params.parameters):  # a Module, not its parameters
+        raise DTypeError(f"{optimizer}: got the model {type(params).__name__}; pass model.parameters()")
     try:
         return list(params)
     except TypeError:  # None, a number: not iterable
@@ -193,6 +195,14 @@ class Optimizer:
 
     def load_state_dict(self, state_dict: dict) -> None:
         """Restore settings and running buffers saved by state_dict() (onto each parameter's device)."""
+        if not isinstance(state_dict, dict) or not {"state", "param_groups"} <= set(state_dict):
+            keys = sorted(map(str, state_dict))[:4] if isinstance(state_dict, dict) else None
+            got = f"a dict with the keys {keys}" if keys is not None else f"a {type(state_dict).__name__}"
+            raise ValueError(
+                f"{type(self).__name__}.load_state_dict: expected an optimizer's state dict, with 'state' "
+                f"and 'param_groups' (optimizer.state_dict()), got {got}; a model's goes to "
+                "model.load_state_dict"
+            )
         groups = state_dict["param_groups"]
         if len(groups) != len(self.param_groups):
             raise ValueError(
