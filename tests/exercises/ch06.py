@@ -20,6 +20,22 @@ WRONG_ANSWERS = {
     ],
     "ch06.clip_hook": [
         (
+            "a Python loop over the elements: right for 1-D gradients only",
+            "def make_clip_hook(limit, log):\n"
+            "    def hook(grad):\n"
+            "        log.append(float(max(abs(g) for g in grad)))\n"
+            "        return np.array([max(-limit, min(limit, g)) for g in grad])\n"
+            "    return hook\n",
+        ),
+        (
+            "logs the largest |g| so far, not this call's",
+            "def make_clip_hook(limit, log):\n"
+            "    def hook(grad):\n"
+            "        log.append(max(log + [float(np.abs(grad).max())]))\n"
+            "        return np.clip(grad, -limit, limit)\n"
+            "    return hook\n",
+        ),
+        (
             "logs minus the smallest entry for the largest |g|",
             "def make_clip_hook(limit, log):\n"
             "    def hook(grad):\n"

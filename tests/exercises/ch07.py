@@ -69,6 +69,28 @@ WRONG_ANSWERS = {
             _softplus("np.where(a > 5, a, np.log1p(np.exp(np.minimum(a, 5))))", SIGMOID),
         ),
         (
+            "keeps a copy of a on the class: the second node of a graph overwrites the first's",
+            "class Softplus(Function):\n"
+            "    def forward(self, a):\n"
+            "        Softplus.a = a.copy()\n"
+            f"        return {STABLE}\n"
+            "\n"
+            "    def backward(self, grad_output):\n"
+            "        return grad_output * 0.5 * (1 + np.tanh(Softplus.a / 2))\n",
+        ),
+        (
+            "switches to a past 700: right in float64, inf and nan in float32",
+            "class Softplus(Function):\n"
+            "    def forward(self, a):\n"
+            "        self.save_for_backward(a)\n"
+            "        return np.where(a > 700, a, np.log1p(np.exp(np.minimum(a, 700))))\n"
+            "\n"
+            "    def backward(self, grad_output):\n"
+            "        (a,) = self.saved_tensors\n"
+            "        e = np.exp(np.minimum(a, 700))\n"
+            "        return grad_output * np.where(a > 700, 1.0, e / (1 + e))\n",
+        ),
+        (
             "keeps a as an attribute instead of save_for_backward",
             "class Softplus(Function):\n"
             "    def forward(self, a):\n"
@@ -108,6 +130,10 @@ WRONG_ANSWERS = {
         ),
         ("backward takes only one gradient", _clamp(MARKED, "grad_output", "grad_output")),
         (
+            "backward passes |grad_output|: right for positive gradients only",
+            _clamp(MARKED, "np.abs(grad_output)"),
+        ),
+        (
             "a mask with <= and >=: a value on a bound counts as clipped",
             _clamp(
                 "        mask = ((a <= self.lo) | (a >= self.hi)).astype(a.dtype)\n"
@@ -132,6 +158,22 @@ WRONG_ANSWERS = {
         ),
     ],
     "ch07.mul_add": [
+        (
+            "keeps copies of a and b on the class: the second node of a graph overwrites the first's",
+            "class MulAdd(Function):\n"
+            "    def forward(self, a, b, c):\n"
+            "        MulAdd.ab = (a.copy(), b.copy())\n"
+            "        return a * b + c\n"
+            "\n"
+            "    def backward(self, grad_output):\n"
+            "        a, b = MulAdd.ab\n"
+            "        need_a, need_b, need_c = self.needs_input_grad\n"
+            "        return (\n"
+            "            grad_output * b if need_a else None,\n"
+            "            grad_output * a if need_b else None,\n"
+            "            grad_output if need_c else None,\n"
+            "        )\n",
+        ),
         (
             "keeps a and b as attributes instead of save_for_backward",
             "class MulAdd(Function):\n"

@@ -49,6 +49,15 @@ predicted = {
     ],
     "ch09.one_hot": [
         (
+            "copies the labels to the host with to_device, builds there, copies back",
+            """
+def one_hot(labels, num_classes):
+    xp = get_array_module(labels)
+    cpu_labels = to_device(labels, "cpu")
+    return xp.asarray(np.eye(num_classes, dtype=np.float32)[cpu_labels])
+""",
+        ),
+        (
             "np.zeros: always on the CPU",
             """
 def one_hot(labels, num_classes):
@@ -136,6 +145,19 @@ def one_hot(labels, num_classes):
 
 RIGHT_ANSWERS = {
     "ch09.one_hot": [
+        (
+            "builds with xp, then to_device(out, device_of(labels)) for good measure",
+            """
+from varfunc.backend import device_of
+
+
+def one_hot(labels, num_classes):
+    xp = get_array_module(labels)
+    out = xp.zeros((labels.shape[0], num_classes), dtype=xp.float32)
+    out[xp.arange(labels.shape[0]), labels] = 1
+    return to_device(out, device_of(labels))
+""",
+        ),
         (
             "compares the labels with xp.arange",
             """

@@ -55,6 +55,21 @@ predicted_next = {
     ],
     "ch10.next_functions": [
         (
+            "a function made from the kit's getter's code before the check",
+            """
+import types
+
+from varfunc.modern import ModernFunctionNames
+
+_getter = ModernFunctionNames.next_functions.fget
+_kit = types.FunctionType(_getter.__code__, _getter.__globals__)
+
+
+def next_functions_of(fn):
+    return _kit(fn)
+""",
+        ),
+        (
             "the kit's property, kept before the check switches it off",
             """
 from varfunc.modern import ModernFunctionNames

@@ -114,9 +114,26 @@ def check_clip_hook(ns: dict) -> None:
         3 * np.clip(6 * x.data, -2.0, 2.0),
         "the hook's return value replaces h's gradient before Mul's backward runs",
     )
-    (h * h).sum().backward()
+    (0.5 * h * h).sum().backward()  # dL/dh = h = [0.3, 3, -6]: a smaller largest |g| than the first
     expect_equal("log after two backward calls", len(log2), 2, "append one entry per call of the hook")
-    expect_close("values in the log", np.array(log2, dtype=float), [12.0, 12.0])
+    expect_close(
+        "values in the log (the second backward's gradient is [0.3, 3, -6])",
+        np.array(log2, dtype=float),
+        [12.0, 6.0],
+        "append this call's max |g|, not the largest so far",
+    )
+
+    m = Variable(np.array([[1.0, -2.0, 3.0], [0.5, 4.0, -6.0]]))
+    log_m: list = []
+    m.register_hook("clip", make_clip_hook(2.5, log_m))
+    (m * m).sum().backward()  # dL/dm = 2m
+    expect_close(
+        "m.grad for a 2x3 leaf m, L = sum(m^2), limit 2.5",
+        m.grad,
+        np.clip(2 * m.data, -2.5, 2.5),
+        "work on whole arrays (np.abs, np.clip), whatever their shape",
+    )
+    expect_close("log for the 2x3 gradient", np.array(log_m, dtype=float), [12.0])
 
 
 @exercise(

@@ -9,7 +9,14 @@ import numpy as np
 from ..errors import GradcheckError
 from ..gradcheck import gradcheck
 from ..variable import Variable
-from .core import CheckFailed, exercise, expect_close, expect_equal, expect_in_place_changes_caught
+from .core import (
+    CheckFailed,
+    exercise,
+    expect_close,
+    expect_equal,
+    expect_in_place_changes_caught,
+    expect_nodes_independent,
+)
 
 # 5 and 15: a forward that switches to a for a > t is right at these points only if t is past 15
 WIDE = np.array([-1000.0, -30.0, -1.0, 0.0, 1.0, 5.0, 15.0, 30.0, 1000.0])
@@ -64,8 +71,23 @@ def check_softplus(ns: dict) -> None:
             [rng.normal(size=shape) * 3],
             "multiply sigmoid(a) by grad_output",
         )
+    a32 = np.array([-200.0, -30.0, 0.0, 50.0, 100.0, 500.0], dtype=np.float32)
+    x32 = Variable(a32.copy())
+    with np.errstate(all="ignore"):
+        y32 = Softplus()(x32)
+        expect_close(
+            "forward on the float32 input [-200, -30, 0, 50, 100, 500]",
+            y32,
+            np.logaddexp(0, a32),
+            "float32 overflows past exp(88): switch to the stable form long before float64's 709",
+            rtol=1e-6,
+            at=("a", a32),
+        )
+        y32.backward(np.ones(a32.shape, dtype=np.float32))
+        expect_close("its gradient", x32.grad, _sigmoid(a32.astype(np.float64)), rtol=1e-6, atol=1e-7)
     a = np.array([-1.0, 0.5, 2.0])
     expect_in_place_changes_caught("Softplus", lambda v: Softplus()(v), [a], [_sigmoid(a)], inputs=("a",))
+    expect_nodes_independent("Softplus", lambda v: Softplus()(v), [a], [a * 2 + 0.3], lambda v: [_sigmoid(v)])
 
 
 @exercise(
@@ -103,10 +125,10 @@ def check_clamp_ste(ns: dict) -> None:
         "a float output requires grad unless forward calls self.mark_non_differentiable(mask)",
     )
     expect_equal("clamped.requires_grad", clamped.requires_grad, True)
-    weights = np.arange(1.0, 8.0)
+    weights = np.array([1.0, -2.0, 3.0, -4.0, 5.0, -6.0, 7.0])  # signs mixed: abs(g) is no pass-through
     (clamped * weights).sum().backward()
     expect_close(
-        "x.grad for sum(clamped * [1, 2, 3, 4, 5, 6, 7])",
+        "x.grad for sum(clamped * [1, -2, 3, -4, 5, -6, 7])",
         x.grad,
         weights,
         "straight-through: return grad_output unchanged, also where the value was clipped",
@@ -155,4 +177,8 @@ def check_mul_add(ns: dict) -> None:
         arrays,
         [arrays[1], arrays[0], ones],
         inputs=("a", "b", "c"),
+    )
+    others = [v * 2 - 1 for v in arrays]
+    expect_nodes_independent(
+        "MulAdd", lambda a, b, c: MulAdd()(a, b, c), arrays, others, lambda a, b, c: [b, a, ones]
     )

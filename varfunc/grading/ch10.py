@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
@@ -11,7 +9,7 @@ import numpy as np
 from ..function import Function
 from ..variable import Variable
 from ..viz import ORDERINGS, compare_orders, naive_recursive_backward
-from .core import NOT_SOLVED, SECRET, CheckFailed, exercise, expect_equal, parts, require
+from .core import NOT_SOLVED, SECRET, CheckFailed, exercise, expect_equal, kit_code_refused, parts, require
 
 
 def _holds_ellipsis(value: Any) -> bool:
@@ -120,30 +118,6 @@ def _describe(edges: Any) -> Any:
         return edges
 
 
-_SWITCHED_OFF = "fn.next_functions is switched off during this check"
-
-
-def _refuse(fn: Any) -> Any:
-    raise LookupError("fn.next_functions is switched off during this check")  # no globals: see below
-
-
-@contextmanager
-def _without_next_functions() -> Iterator[None]:
-    """While it runs, reading fn.next_functions raises: the exercise is to compute it.
-
-    The kit's getter itself gets _refuse's code, so a reference kept to it (the property, or its
-    fget, saved before the check) refuses too; it runs with the kit module's globals, hence a
-    builtin exception and a message written out.
-    """
-    owner = next(klass for klass in Function.__mro__ if "next_functions" in vars(klass))
-    getter = vars(owner)["next_functions"].fget
-    kit_code, getter.__code__ = getter.__code__, _refuse.__code__
-    try:
-        yield
-    finally:
-        getter.__code__ = kit_code
-
-
 @exercise(
     "ch10.next_functions",
     title="next_functions from previous_functions, output_ids and needs_input_grad",
@@ -152,20 +126,13 @@ def _without_next_functions() -> Iterator[None]:
 )
 def check_next_functions(ns: dict) -> None:
     next_functions_of = ns["next_functions_of"]
+    owner = next(klass for klass in Function.__mro__ if "next_functions" in vars(klass))
+    getter = (vars(owner)["next_functions"], "fget")  # the property's function: reading it refuses
+    hint = "compute the pairs from fn.previous_functions, fn.needs_input_grad and output_ids"
     for case, fn in _next_cases():
         expected = fn.next_functions
-        try:
-            with _without_next_functions():
-                got = next_functions_of(fn)
-        except LookupError as error:
-            if str(error) != _SWITCHED_OFF:
-                raise
-            raise CheckFailed(
-                f"{case}: next_functions_of read fn.next_functions",
-                "the pairs computed from previous_functions",
-                "the kit's own fn.next_functions",
-                "compute the pairs from fn.previous_functions, fn.needs_input_grad and output_ids",
-            ) from None
+        with kit_code_refused(f"{case}: next_functions_of", hint, getter):
+            got = next_functions_of(fn)
         if not isinstance(got, tuple):
             raise CheckFailed(
                 f"{case}: the type of the result", "tuple", type(got).__name__, "return a tuple"

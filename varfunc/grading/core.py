@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import importlib
 import inspect
-import traceback
+import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -354,47 +354,47 @@ def expect_in_place_changes_caught(
             expect_close(case, leaf.grad, expected, IN_PLACE_HINT, rtol=1e-4, atol=1e-6)
 
 
-_SWITCHED_OFF = "this code of the kit is switched off while a check runs"
-
-
-def _switched_off(*args: Any, **kwargs: Any) -> Any:
-    """The code a refused kit function runs during a check. It runs among the kit module's names, not
-    this one's, so it names none: a builtin exception, and the message as a literal (_SWITCHED_OFF)."""
-    raise RuntimeError("this code of the kit is switched off while a check runs")
+def expect_nodes_independent(name: str, fn: Callable, first: list, second: list, grads_of: Callable) -> None:
+    """Two nodes of one Function class in one graph, on other inputs: each input gets its own node's
+    gradient, grads_of(*its arrays). What a node keeps on the class, not on self, the second overwrites."""
+    leaves = [[Variable(array.copy()) for array in arrays] for arrays in (first, second)]
+    (fn(*leaves[0]).sum() + fn(*leaves[1]).sum()).backward()
+    for label, nodes_leaves, arrays in (("first", leaves[0], first), ("second", leaves[1], second)):
+        for index, (leaf, expected) in enumerate(zip(nodes_leaves, grads_of(*arrays))):
+            expect_close(
+                f"{name}: two nodes in one graph, the {label} node's input {index}",
+                leaf.grad,
+                expected,
+                "keep what backward needs on self (save_for_backward), not on the class: each call is "
+                "a node of its own",
+            )
 
 
 @contextmanager
 def kit_code_refused(case: str, hint: str, *targets: tuple) -> Iterator[None]:
-    """While the block runs, each (owner, name) of the kit's code raises CheckFailed when called, however
-    the answer reaches it (its name, a default argument, functools.partial, a dict): an answer must not
-    call the code it is asked to write. The function object keeps its identity and gets other code."""
-    functions = [getattr(owner, name) for owner, name in targets]
-    originals = [function.__code__ for function in functions]
-    # one code object per function, named as it is, so that a traceback shows which one was called
-    stand_ins = [
-        (_switched_off.__code__.replace(co_name=function.__name__), function) for function in functions
-    ]
+    """While the block runs, each (owner, name) of the kit's code raises CheckFailed when it starts,
+    however the answer reaches it (its name, a default argument, functools.partial, a dict, a function
+    made from its code): an answer must not call the code it is asked to write.
+
+    A profile function (sys.setprofile) watches every call the block makes for the kit's code objects;
+    the exception it raises stops the call it saw (and switches the watching off).
+    """
+    refused = {getattr(owner, name).__code__: getattr(owner, name) for owner, name in targets}
+
+    def watch(frame: Any, event: str, arg: Any) -> None:
+        if event == "call" and frame.f_code in refused:
+            called, caller = refused[frame.f_code], frame.f_back.f_code
+            raise CheckFailed(
+                case,
+                "your own code",
+                f"{getattr(caller, 'co_qualname', caller.co_name)} calls the kit's "
+                f"{called.__module__}.{called.__qualname__}",
+                hint,
+            )
+
+    before = sys.getprofile()
+    sys.setprofile(watch)
     try:
-        for stand_in, function in stand_ins:
-            function.__code__ = stand_in
         yield
-    except RuntimeError as error:
-        if error.args != (_SWITCHED_OFF,):
-            raise
-        called, caller = _called_and_caller(error, stand_ins)
-        raise CheckFailed(
-            case, "your own code", f"{caller} calls the kit's {called.__module__}.{called.__qualname__}", hint
-        ) from None
     finally:
-        for function, code in zip(functions, originals):
-            function.__code__ = code
-
-
-def _called_and_caller(error: RuntimeError, stand_ins: list) -> tuple:
-    """The refused function error came from, and the name of the code that called it."""
-    frames = [frame for frame, _ in traceback.walk_tb(error.__traceback__)]
-    for caller, frame in zip(frames, frames[1:]):
-        for stand_in, function in stand_ins:
-            if frame.f_code is stand_in:
-                return function, getattr(caller.f_code, "co_qualname", caller.f_code.co_name)
-    raise error
+        sys.setprofile(before)

@@ -19,6 +19,8 @@ from numpy.lib.mixins import NDArrayOperatorsMixin
 from .. import backend
 
 MIXED_DEVICES = "Unsupported type"  # how CuPy's TypeErrors start, for a NumPy operand and ...
+HOST_COPY = "A copy to the host, in a check that asks for none"
+_HOST_COPIES_REFUSED = False  # set by fake_gpu(host_copies=False)
 IMPLICIT_CONVERSION = "Implicit conversion to a NumPy array is not allowed"  # ... for np.asarray(x)
 
 
@@ -90,7 +92,9 @@ class FakeGpuArray(NDArrayOperatorsMixin):
         return f"array({self._array.tolist()!r}, dtype={self._array.dtype}) on the (simulated) GPU"
 
     def get(self) -> np.ndarray:
-        """The array, copied to the CPU (CuPy's way out)."""
+        """The array, copied to the CPU (CuPy's way out); refused where a check asks for no host copy."""
+        if _HOST_COPIES_REFUSED:
+            raise TypeError(f"{HOST_COPY}: .get() or to_device(x, 'cpu') copied a GPU array to the host")
         return self._array.copy()
 
 
@@ -98,8 +102,30 @@ FakeGpuArray.__module__ = "cupy._fake_for_grading"  # what the backend's CuPy te
 FakeGpuArray.device = type("Device", (), {"id": 0})()
 
 
+class _FakeDevice:
+    """cupy.cuda.Device(0) as a context manager, and cupy.cuda.runtime's device queries."""
+
+    def __init__(self, index: int = 0) -> None:
+        self.index = index
+
+    def __enter__(self) -> _FakeDevice:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        return None
+
+
+class _FakeCuda:
+    """The parts of cupy.cuda that backend.to_device uses: one device, number 0."""
+
+    Device = _FakeDevice
+    runtime = type("runtime", (), {"getDevice": staticmethod(lambda: 0)})
+
+
 class _FakeCupy:
     """NumPy, with every array its functions return put on the fake GPU."""
+
+    cuda = _FakeCuda
 
     def __getattr__(self, name: str) -> Any:
         attribute = getattr(np, name)
@@ -110,11 +136,14 @@ class _FakeCupy:
 
 
 @contextlib.contextmanager
-def fake_gpu() -> Iterator[None]:
-    """Make get_array_module answer the fake CuPy for FakeGpuArray inputs, for one check."""
-    saved = backend._cupy
-    backend._cupy = _FakeCupy()
+def fake_gpu(host_copies: bool = True) -> Iterator[None]:
+    """For one check: get_array_module answers the fake CuPy for FakeGpuArray inputs, to_device(x,
+    'cuda') gives one, and with host_copies=False a copy to the host (.get()) is a TypeError."""
+    global _HOST_COPIES_REFUSED
+    saved = backend._cupy, backend._gpu_status, _HOST_COPIES_REFUSED
+    backend._cupy, backend._gpu_status = _FakeCupy(), (True, "1 simulated GPU")
+    _HOST_COPIES_REFUSED = not host_copies
     try:
         yield
     finally:
-        backend._cupy = saved
+        backend._cupy, backend._gpu_status, _HOST_COPIES_REFUSED = saved
