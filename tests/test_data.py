@@ -315,3 +315,10 @@ def test_minibatches_of_none_says_what_it_needs():
     """Before: 'argument 0 is the scalar None ... batch_size is a keyword argument'."""
     with pytest.raises(TypeError, match=r"Minibatches: argument 0 is not an array of numbers \(got object\)"):
         data.Minibatches(None)
+
+
+def test_train_test_split_takes_a_numpy_fraction():
+    """Before: np.float32(0.25) was refused as 'not a number' while np.float64 was taken."""
+    X, y = np.ones((8, 2)), np.arange(8)
+    X_train, X_test, y_train, y_test = data.train_test_split(X, y, test_fraction=np.float32(0.25))
+    assert len(X_test) == 2 and len(X_train) == 6

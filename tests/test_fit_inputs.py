@@ -340,3 +340,11 @@ def test_fit_given_a_loss_class_says_to_make_one():
     X, y, model, optimizer = linear_problem()
     words = r"fit: loss_fn is the class MSELoss; pass an instance, MSELoss\(\)"
     assert_refused(TypeError, words, model, nn.MSELoss, optimizer, (X, y))
+
+
+def test_fit_given_one_array_says_to_pass_the_pair():
+    """Before: its rows were taken for (x, y) batches: 'Linear: expected a Variable, got float32'."""
+    X, y, model, optimizer = linear_problem()
+    assert_refused(
+        TypeError, r"fit: train_data is one array; pass the pair \(X, y\)", model, nn.mse_loss, optimizer, X
+    )

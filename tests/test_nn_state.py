@@ -169,3 +169,10 @@ def test_load_state_dict_names_what_it_was_given(call, error, words):
     """Before: "argument of type 'NoneType' is not iterable", and strict='False' counted as True."""
     with pytest.raises(error, match=words):
         call(nn.Linear(2, 2))
+
+
+def test_a_loss_module_checks_its_reduction_when_made():
+    """Before: MSELoss(reduction='x') was made, and failed at its first call (torch is as lazy)."""
+    for make in (lambda: nn.MSELoss(reduction="x"), lambda: nn.CrossEntropyLoss(reduction="avg")):
+        with pytest.raises(ValueError, match=r"Loss: reduction must be one of \('mean', 'sum', 'none'\)"):
+            make()

@@ -122,3 +122,9 @@ def test_size_and_keepdim_are_checked():
     ):
         with pytest.raises(TypeError, match=r"(sum|mean|max): keepdim must be True or False"):
             call()
+
+
+def test_unsqueeze_of_no_dim_says_it_takes_one():
+    """Before: 'names no dimension; use dim=None for all of them', and None was refused next."""
+    with pytest.raises(vf.ShapeError, match=r"unsqueeze: takes one dim \(an int\), got \(\)"):
+        Variable(np.ones(3)).unsqueeze(())

@@ -305,3 +305,29 @@ def test_an_optimizer_given_the_model_says_to_pass_its_parameters():
             DTypeError, match=rf"SGD: got the model {type(model).__name__}; pass model.parameters"
         ):
             optim.SGD(model, lr=0.1)
+
+
+@pytest.mark.parametrize(
+    "make", [lambda ps: optim.SGD(ps, lr=0.1, momentum=0.9), optim.Adam], ids=["SGD", "Adam"]
+)
+def test_a_model_converted_after_steps_has_its_optimizer_state_refused_until_converted(make):
+    """Before: the buffers stayed float32 under float64 parameters and training went on (torch
+    raises for Adam). The state dict round trip converts them."""
+    model = nn.Linear(2, 1)
+    opt = make(model.parameters())
+    x, y = np.ones((4, 2), dtype=np.float32), np.ones((4, 1), dtype=np.float32)
+    nn.mse_loss(model(Variable(x)), y).backward()
+    opt.step()
+    model.double()
+    nn.mse_loss(model(Variable(x.astype(np.float64))), y.astype(np.float64)).backward()
+    before = [p.data.copy() for p in model.parameters()]
+    with pytest.raises(
+        DTypeError,
+        match=r"step: the '\w+' of a parameter of shape \(1, 2\) is float32, the parameter float64",
+    ):
+        opt.step()
+    for p, b in zip(model.parameters(), before):
+        np.testing.assert_array_equal(p.data, b)
+    opt.load_state_dict(opt.state_dict())
+    opt.step()
+    assert all(v.dtype == np.float64 for s in opt.state.values() for v in s.values() if hasattr(v, "dtype"))

@@ -241,6 +241,8 @@ def fit(
                 "pass val_data=(X_val, y_val)"
             )
     train_arrays = _array_pair(train_data, "train_data")
+    if hasattr(train_data, "shape"):  # an array or a Variable: its rows would be taken for (x, y) batches
+        raise TypeError("fit: train_data is one array; pass the pair (X, y), or batches of (x, y)")
     if train_arrays is None and (isinstance(train_data, (dict, str)) or not hasattr(train_data, "__iter__")):
         raise TypeError(
             f"fit: train_data must be the arrays (X, y) or an iterable of (x, y) batches (Minibatches), "

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import numbers
 from collections.abc import Iterator
 from typing import Any
 
@@ -125,7 +126,7 @@ def train_test_split(*arrays: Any, test_fraction: float = 0.25, seed: Any = 0) -
     The test part gets ``n * test_fraction`` rows, half rounded up, and at least one row (as does the
     training part). Variables are split as their arrays (``.data``).
     """
-    if isinstance(test_fraction, bool) or not isinstance(test_fraction, (int, float)):
+    if isinstance(test_fraction, bool) or not isinstance(test_fraction, numbers.Real):  # np.float32 too
         raise TypeError(f"train_test_split: test_fraction must be a number in (0, 1), got {test_fraction!r}")
     if not 0 < test_fraction < 1:
         raise ValueError(f"train_test_split: test_fraction must be in (0, 1), got {test_fraction}")

@@ -81,6 +81,8 @@ def check_dim(op: str, dim: int, ndim: int) -> int:
     """One dim, checked and made non-negative."""
     if ndim == 0:
         raise ShapeError(f"{op}: a 0-d Variable has no dimension {dim!r} to work along; view(1) it first")
+    if isinstance(dim, (tuple, list)) and not dim:  # (normalize_dims would suggest dim=None: all of them)
+        raise ShapeError(f"{op}: takes one dim (an int), got {dim!r}")
     axes = normalize_dims(op, dim, ndim)
     if len(axes) != 1:
         raise ShapeError(f"{op}: takes one dim (an int), got {dim!r}; call it once for each dim")

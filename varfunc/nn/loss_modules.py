@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..variable import Variable
+from .functions import REDUCTIONS
 from .losses import cross_entropy, l1_loss, mse_loss, nll_loss, smooth_l1_loss
 from .module import Module
 
@@ -15,6 +16,10 @@ class _Loss(Module):
 
     def __init__(self, reduction: str = "mean") -> None:
         super().__init__()
+        if reduction not in REDUCTIONS:  # now, not at the first call
+            raise ValueError(
+                f"{type(self).__name__}: reduction must be one of {REDUCTIONS}, got {reduction!r}"
+            )
         self.reduction = reduction
 
     def forward(self, input: Variable, target: Any) -> Variable:

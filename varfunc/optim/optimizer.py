@@ -151,6 +151,13 @@ class Optimizer:
                 )
             # a model moved after steps were taken leaves its buffers behind
             for name, value in self.state.get(param, {}).items():
+                if is_array(value) and value.dtype != param.dtype:
+                    raise DTypeError(
+                        f"{type(self).__name__}.step: the {name!r} of a parameter of shape {param.shape} is "
+                        f"{value.dtype}, the parameter {param.dtype} (the model was converted after steps "
+                        "were taken); convert the state along with optimizer.load_state_dict("
+                        "optimizer.state_dict()), or make the optimizer after model.double()"
+                    )
                 if is_array(value) and device_of(value) != param.device:
                     raise DeviceError(
                         f"{type(self).__name__}.step: the {name!r} of a parameter of shape {param.shape} "
