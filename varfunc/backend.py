@@ -87,6 +87,12 @@ def as_gradient(grad: Any, dtype: Any, returned: str) -> Any:
     return grad if grad.dtype == dtype else grad.astype(dtype)
 
 
+def check_flag(where: str, name: str, value: Any) -> None:
+    """DTypeError unless value is True or False: a string such as "no" would count as True."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise DTypeError(f"{where}: {name} must be True or False, got {value!r}")
+
+
 def python_number(x: Any) -> Any:
     """A NumPy scalar as the Python number it holds (np.float64(2) would make float32 data float64),
     and another real number (a Fraction) as a float (NumPy would make object arrays of it)."""

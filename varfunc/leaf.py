@@ -5,8 +5,7 @@ from __future__ import annotations
 import weakref
 from typing import Any
 
-import numpy as np
-
+from .backend import check_flag
 from .errors import DTypeError
 from .function import Function
 
@@ -49,7 +48,7 @@ def leaf_requires_grad(data: Any, requested: bool | None) -> bool:
     is_float = data.dtype.kind == "f"
     if requested is None:
         return is_float
-    check_flag("requires_grad", requested)
+    check_flag("Variable", "requires_grad", requested)
     if requested and not is_float:
         raise DTypeError(
             f"Variable: {data.dtype} data cannot require grad (gradients exist only for "
@@ -57,9 +56,3 @@ def leaf_requires_grad(data: Any, requested: bool | None) -> bool:
             "requires_grad at its default"
         )
     return bool(requested)
-
-
-def check_flag(name: str, value: Any) -> None:
-    """DTypeError unless value is True or False: a string such as "no" would count as True."""
-    if not isinstance(value, (bool, np.bool_)):
-        raise DTypeError(f"Variable: {name} must be True or False, got {value!r}")

@@ -7,12 +7,12 @@ from typing import Any
 
 import numpy as np
 
-from .backend import as_array, device_of, get_array_module, to_device
+from .backend import as_array, check_flag, device_of, get_array_module, to_device
 from .engine import ExecutionEngine
 from .errors import BackwardError, DeviceError, DTypeError, InplaceError, ShapeError
 from .functions import CpuTransfer, CudaTransfer
 from .functions.utils import check_dim
-from .leaf import Leaf, check_flag, leaf_requires_grad
+from .leaf import Leaf, leaf_requires_grad
 from .methods import VariableMethods
 from .modern import ModernVariableNames
 from .operators import VariableOperators
@@ -40,7 +40,7 @@ class Variable(VariableMethods, VariableOperators, ModernVariableNames):
         if creator is None:  # made by the user: check and convert (a Function's outputs are arrays)
             if isinstance(data, Variable):
                 raise DTypeError("Variable(...) got a Variable; pass its .data, or use .clone()")
-            check_flag("volatile", volatile)
+            check_flag("Variable", "volatile", volatile)
             data = as_array(data)
         self._data = data
         self._grad = None
@@ -146,7 +146,7 @@ class Variable(VariableMethods, VariableOperators, ModernVariableNames):
                 f"requires_grad can only be set on Variables you created (leaves); this one was "
                 f"made by {self.creator!r}. To cut a graph, use Variable(x.data.copy())"
             )
-        check_flag("requires_grad", value)  # (None would mean "the default" to the constructor)
+        check_flag("Variable", "requires_grad", value)  # (None would mean "the default" to the constructor)
         self.creator.requires_grad = leaf_requires_grad(self._data, value)
 
     # --- shape and device ------------------------------------------------------------------------

@@ -13,6 +13,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from ..backend import check_flag
 from ..errors import DTypeError, ShapeError
 
 
@@ -216,8 +217,7 @@ def digits(
     """
     _check_counts("digits", dtype, n_samples=n_samples)
     _check_amounts("digits", noise=noise, flip=flip)
-    if not isinstance(flatten, (bool, np.bool_)):
-        raise TypeError(f"digits: flatten must be True or False, got {flatten!r}")
+    check_flag("digits", "flatten", flatten)
     rng = _rng(seed)
     glyphs = digit_glyphs()
     y = rng.permutation(np.arange(n_samples) % 10)

@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from ..backend import is_array, to_device
+from ..backend import check_flag, is_array, to_device
 from ..errors import ShapeError
 from ..variable import Variable
 
@@ -44,8 +44,7 @@ class Minibatches:
         if isinstance(batch_size, bool) or not isinstance(batch_size, (int, np.integer)) or batch_size < 1:
             raise ValueError(f"Minibatches: batch_size must be a positive integer, got {batch_size!r}")
         for name, flag in (("shuffle", shuffle), ("drop_last", drop_last), ("variables", variables)):
-            if not isinstance(flag, (bool, np.bool_)):  # shuffle="False" would shuffle
-                raise TypeError(f"Minibatches: {name} must be True or False, got {flag!r}")
+            check_flag("Minibatches", name, flag)
         to_device(np.empty(0), device)  # an unknown device, or a GPU that is not there: said now
         self.arrays = arrays
         self.batch_size = int(batch_size)

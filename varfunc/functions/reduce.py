@@ -5,9 +5,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-import numpy as np
-
-from ..backend import get_array_module
+from ..backend import check_flag, get_array_module
 from ..errors import ShapeError
 from ..function import Function
 from .utils import check_dim, normalize_dims
@@ -23,18 +21,13 @@ def _expand_back(grad: Any, shape: tuple, axes: tuple, keepdim: bool) -> Any:
     return xp.broadcast_to(grad, shape)
 
 
-def _flag(op: str, keepdim: Any) -> bool:
-    if not isinstance(keepdim, (bool, np.bool_)):  # keepdim="yes" reached NumPy's own TypeError
-        raise TypeError(f"{op}: keepdim must be True or False, got {keepdim!r}")
-    return keepdim
-
-
 class Sum(Function):
     """Sum over dim (an int, a tuple, or None for all); keepdim keeps reduced dims as size 1."""
 
     def __init__(self, dim: Any = None, keepdim: bool = False) -> None:
         self.dim = dim
-        self.keepdim = _flag(type(self).__name__.lower(), keepdim)
+        check_flag(type(self).__name__.lower(), "keepdim", keepdim)  # "yes" reached NumPy's TypeError
+        self.keepdim = keepdim
 
     def forward(self, a):
         self.axes = normalize_dims("sum", self.dim, a.ndim)
@@ -75,7 +68,8 @@ class _SelectionFunction(Function):
 
     def __init__(self, dim: Any = None, keepdim: bool = False) -> None:
         self.dim = dim
-        self.keepdim = _flag(type(self).__name__.lower(), keepdim)
+        check_flag(type(self).__name__.lower(), "keepdim", keepdim)  # "yes" reached NumPy's TypeError
+        self.keepdim = keepdim
 
     def forward(self, a):
         xp = get_array_module(a)

@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from ..backend import to_device
+from ..backend import check_flag, to_device
 from ..errors import DTypeError, ShapeError
 from ..variable import Variable
 from . import functions
@@ -38,8 +38,7 @@ def linear(input: Variable, weight: Variable, bias: Variable | None = None) -> V
 def dropout(input: Variable, p: float = 0.5, training: bool = True) -> Variable:
     """Zero each element with probability p, scale the rest by 1 / (1 - p); input as is if not training."""
     _check_probability(p)
-    if not isinstance(training, (bool, np.bool_)):  # training="no" would count as True
-        raise TypeError(f"dropout: training must be True or False, got {training!r}")
+    check_flag("dropout", "training", training)
     if not training or p == 0:
         return input
     return functions.Dropout(float(p), _rng)(input)

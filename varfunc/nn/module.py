@@ -13,7 +13,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from ..backend import to_device
+from ..backend import check_flag, to_device
 from ..errors import DTypeError, ShapeError, VarfuncError
 from ..variable import Variable
 
@@ -200,8 +200,7 @@ class Module:
 
     def train(self, mode: bool = True) -> Module:
         """Put this Module and its sub-Modules in training mode (or evaluation mode if mode is False)."""
-        if not isinstance(mode, (bool, np.bool_)):  # train("False") would be True
-            raise DTypeError(f"{type(self).__name__}.train: mode must be True or False, got {mode!r}")
+        check_flag(f"{type(self).__name__}.train", "mode", mode)
         for module in self.modules():
             object.__setattr__(module, "training", bool(mode))
         return self
@@ -234,8 +233,7 @@ class Module:
                 f"load_state_dict for {type(self).__name__}: expected a dict of arrays (model.state_dict() "
                 f"or nn.load(path)), got {type(state_dict).__name__}"
             )
-        if not isinstance(strict, bool):  # strict="False" would count as True
-            raise TypeError(f"load_state_dict: strict must be True or False, got {strict!r}")
+        check_flag("load_state_dict", "strict", strict)
         params = OrderedDict(self.named_parameters(remove_duplicate=False))
         missing = [name for name in params if name not in state_dict]
         unexpected = [name for name in state_dict if name not in params]

@@ -6,8 +6,7 @@ import math
 import numbers
 from collections.abc import Iterable
 
-from ..backend import get_array_module
-from ..errors import DTypeError
+from ..backend import check_flag, get_array_module
 from .optimizer import Optimizer
 
 
@@ -53,8 +52,7 @@ class Adam(Optimizer):
                 )
         if group["weight_decay"] < 0:
             raise ValueError(f"Adam: invalid weight_decay {group['weight_decay']} (must be >= 0)")
-        if not isinstance(group["amsgrad"], bool):  # amsgrad="no" would count as True
-            raise DTypeError(f"Adam: amsgrad must be True or False, got {group['amsgrad']!r}")
+        check_flag("Adam", "amsgrad", group["amsgrad"])
 
     def step(self) -> None:
         """One update of every parameter from its current .grad."""

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from ..backend import get_array_module
-from ..errors import DTypeError
+from ..backend import check_flag, get_array_module
 from .optimizer import Optimizer, required
 
 
@@ -44,8 +43,7 @@ class SGD(Optimizer):
             raise ValueError(f"SGD: invalid momentum {group['momentum']} (must be >= 0)")
         if group["weight_decay"] < 0:
             raise ValueError(f"SGD: invalid weight_decay {group['weight_decay']} (must be >= 0)")
-        if not isinstance(group["nesterov"], bool):  # nesterov="no" would count as True
-            raise DTypeError(f"SGD: nesterov must be True or False, got {group['nesterov']!r}")
+        check_flag("SGD", "nesterov", group["nesterov"])
         if group["nesterov"] and (group["momentum"] <= 0 or group["dampening"] != 0):
             raise ValueError("SGD: Nesterov momentum requires a momentum > 0 and dampening = 0")
 
