@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from test_ops_gradcheck import _op_classes, nonzero, normal, positive
+from makers import nonzero, normal, positive
+from test_ops_gradcheck import _op_classes
 
 import varfunc as vf
 from varfunc import Variable

@@ -1,5 +1,6 @@
 """varfunc against PyTorch (float64): the random graphs of tests/graphs.py, and one row per op that
-PyTorch has an equivalent for. Outputs and leaf gradients must agree to about 1e-7.
+PyTorch has an equivalent for. Outputs and leaf gradients must agree to about 1e-7. The names of
+the nodes are compared in test_torch_names.py.
 
 Skipped when torch is not installed (``pip install -e '.[oracle]'`` pins the version).
 """
@@ -10,6 +11,7 @@ import numpy as np
 import pytest
 from graphs import build, programs
 from hypothesis import given, note, settings
+from makers import avoiding, distinct, normal, off_integers, positive, unit
 
 import varfunc as vf
 from varfunc import Variable
@@ -58,40 +60,6 @@ def test_random_graphs_match_torch(program):
 
 
 # --- one row per op -------------------------------------------------------------------------------
-
-
-def normal(*shape):
-    return lambda rng: rng.standard_normal(shape)
-
-
-def positive(*shape):
-    return lambda rng: rng.uniform(0.5, 2.0, shape)
-
-
-def unit(*shape):
-    return lambda rng: rng.uniform(-0.85, 0.85, shape)
-
-
-def distinct(*shape):
-    def make(rng):
-        n = int(np.prod(shape))
-        return (rng.permutation(n) * 0.3 + rng.uniform(0, 0.1, n) - 0.15 * n).reshape(shape)
-
-    return make
-
-
-def off_integers(*shape):
-    return lambda rng: rng.integers(-3, 3, shape) + rng.uniform(0.1, 0.9, shape)
-
-
-def avoiding(*points, shape):
-    def make(rng):
-        x = rng.standard_normal(shape) * 1.5
-        for p in points:
-            x = np.where(np.abs(x - p) < 0.2, p + np.where(x >= p, 0.2, -0.2), x)
-        return x
-
-    return make
 
 
 # (id, varfunc, torch, inputs, number of outputs compared)
@@ -399,76 +367,3 @@ def test_every_op_with_a_torch_equivalent_is_compared():
     }
     assert op_names - {"Type", "CpuTransfer", "CudaTransfer"} == set(rows_for)  # moves: test_devices.py
     assert not {row for row in rows_for.values() if row not in names}
-
-
-MODERN_NAME_CASES = [
-    "x * 2",
-    "2 * x",
-    "x - 1",
-    "1 - x",
-    "x / 2",
-    "2 / x",
-    "x ** 2",
-    "2 ** x",
-    "x[0]",
-    "x[1:]",
-    "x[[0, 1]]",
-    "x[None]",
-    "x[:, 0]",
-    "x[:]",
-    "x[...]",
-    "x[0, 1:]",
-    "x[1:, 0]",
-    "x[..., 0]",
-    "x[0, None]",
-    "x[0, [1, 2]]",
-    "x[:, ::2]",
-    "x[-1]",
-    "x[x.data > 2]",
-    "-x",
-    "x.exp()",
-    "x.sum()",
-    "x.sum(0)",
-    "x.mean()",
-    "x.mean(1)",
-    "x.max()",
-    "x.max(1)[0]",
-    "x.min()",
-    "x.min(1)[0]",
-    "x.median()",
-    "x.median(1)[0]",
-    "x[None].squeeze()",
-    "x[None].squeeze(0)",
-    "x.clamp(min=0.5)",
-    "x.relu()",
-    "x.transpose(0, 1)",
-]
-# The kit's cmax(c) / cmin(c) are today's clamp(min=c) / clamp(max=c).
-MODERN_NAME_TWINS = [("x.cmax(0.5)", "x.clamp(min=0.5)"), ("x.cmin(0.5)", "x.clamp(max=0.5)")]
-
-
-@pytest.mark.oracle
-@pytest.mark.parametrize(
-    "expression, torch_expression", [(e, e) for e in MODERN_NAME_CASES] + MODERN_NAME_TWINS
-)
-def test_modern_names_match_torch_grad_fn_names(expression, torch_expression):
-    torch = pytest.importorskip("torch")
-    data = np.arange(1.0, 7.0).reshape(2, 3)
-    ours = eval(expression, {"x": Variable(data)})
-    theirs = eval(torch_expression, {"x": torch.tensor(data, requires_grad=True)})
-    assert ours.creator.name() == theirs.grad_fn.name()
-
-
-@pytest.mark.oracle
-def test_modern_names_of_dropout_and_device_copies_match_torch():
-    """They were DropoutBackward and CudaTransferBackward, names PyTorch never shows."""
-    torch = pytest.importorskip("torch")
-    data = np.arange(1.0, 7.0).reshape(2, 3)
-    t = torch.tensor(data, requires_grad=True)
-    from varfunc import nn
-
-    dropped = nn.dropout(Variable(data), 0.5)
-    assert dropped.creator.name() == torch.nn.functional.dropout(t, 0.5).grad_fn.name()
-    copy_name = t.to(torch.float32).grad_fn.name()  # the node .cuda() and .cpu() make too
-    for transfer in (vf.functions.CudaTransfer("cuda"), vf.functions.CpuTransfer()):
-        assert transfer.name() == copy_name
