@@ -53,6 +53,15 @@ MODERN_NAME_CASES = [
     "x.clamp(min=0.5)",
     "x.relu()",
     "x.transpose(0, 1)",
+    "x.t()",
+    "x[0].t()",
+    "x % 2",
+    "x % x",
+    "2 % x",
+    "x.fmod(2)",
+    "x.fmod(x)",
+    "x // 2",
+    "x // x",
 ]
 # The kit's cmax(c) / cmin(c) are today's clamp(min=c) / clamp(max=c).
 MODERN_NAME_TWINS = [("x.cmax(0.5)", "x.clamp(min=0.5)"), ("x.cmin(0.5)", "x.clamp(max=0.5)")]

@@ -297,9 +297,9 @@ class VariableMethods:
             raise ShapeError(
                 f"t: expects at most 2 dims, got shape {self.shape}; use transpose(dim0, dim1) to pick two"
             )
-        if self.ndim < 2:
-            return F.View(*self.shape)(self)  # nothing to swap
-        return F.Transpose(0, 1)(self)
+        function = F.Transpose(0, 1) if self.ndim == 2 else F.View(*self.shape)  # (nothing to swap)
+        function.made_by_t = True  # the node is transpose's or view's; only today's name differs
+        return function(self)
 
     def transpose(self, dim0: int, dim1: int) -> Any:
         """Swap two dims."""

@@ -13,6 +13,9 @@ from __future__ import annotations
 import numbers
 from typing import Any
 
+# What PyTorch 2.x names a node whose backward it does not implement (it raises in backward).
+NOT_DIFFERENTIABLE = "torch::autograd::NotImplemented"
+
 # v0.1.x op class -> the grad_fn class name PyTorch 2.x shows for the same computation.
 MODERN_NAMES = {
     "Leaf": "AccumulateGrad",
@@ -71,6 +74,10 @@ MODERN_NAMES = {
     "Addr": "AddrBackward0",
     "Addbmm": "AddbmmBackward0",
     "Baddbmm": "BaddbmmBackward0",
+    "Remainder": "RemainderBackward1",  # fmod=True: FmodBackward1 (modern_name)
+    "RemainderConstant": "RemainderBackward0",
+    "FloorDivide": NOT_DIFFERENTIABLE,  # torch gives // no derivative; this kit gives it zero
+    "FloorDivideConstant": NOT_DIFFERENTIABLE,
     "Softmax": "SoftmaxBackward0",
     "Threshold": "ThresholdBackward0",  # but relu's Threshold(0, 0) is ReluBackward0: modern_name
     "LogSoftmax": "LogSoftmaxBackward0",
@@ -105,6 +112,10 @@ def modern_name(function: Any) -> str:
     flag, number_first = NUMBER_FIRST_NAMES.get(name, (None, None))
     if flag is not None and getattr(function, flag, False):
         return number_first
+    if getattr(function, "made_by_t", False):
+        return "TBackward0"
+    if name.startswith("Remainder"):
+        return _remainder_name(function)
     if name in DIM_NAMES:
         return DIM_NAMES[name][getattr(function, "dim", None) is not None]
     if name == "Index":
@@ -112,6 +123,14 @@ def modern_name(function: Any) -> str:
     if name == "Threshold" and function.threshold == 0 and function.value == 0:
         return "ReluBackward0"  # what relu() makes; torch.threshold(x, 0, 0) would be ThresholdBackward0
     return MODERN_NAMES.get(name, f"{name}Backward")
+
+
+def _remainder_name(function: Any) -> str:
+    """x % y, x % c and fmod in PyTorch 2.x; c % x has no derivative there (this kit gives it one)."""
+    if getattr(function, "tensor_divisor", False):
+        return NOT_DIFFERENTIABLE
+    name = MODERN_NAMES[type(function).__name__]
+    return name.replace("Remainder", "Fmod") if function.fmod else name
 
 
 def _index_name(key: Any) -> str:
