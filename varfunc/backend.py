@@ -68,11 +68,17 @@ def as_array(data: Any) -> Any:
     return array
 
 
-def as_gradient(grad: Any, dtype: Any, returned: str) -> Any:
+def as_gradient(grad: Any, dtype: Any, returned: str, device: str | None = None) -> Any:
     """A gradient that code outside the kit returned (returned: who, "X.backward returned"), as a plain
     array of dtype. An np.matrix becomes an ndarray: its * is a matrix product, which would make every
     gradient computed from it wrong. A complex gradient for real data is refused: its imaginary part
-    would be dropped."""
+    would be dropped. So is one on another device than the given one (where its input lives)."""
+    if device is not None and device_of(grad) != device:
+        raise DeviceError(
+            f"{returned} a gradient on {device_of(grad)} for an input on {device}; make it where the "
+            "input lives, with the input's array module: xp = get_array_module(grad_output), then "
+            "xp.zeros(...), not np.zeros(...) (chapter 09)"
+        )
     if isinstance(grad, np.ndarray) and type(grad) is not np.ndarray:
         if isinstance(grad, np.ma.MaskedArray):
             raise DTypeError(

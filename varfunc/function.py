@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from .backend import as_array, check_same_device
+from .backend import as_array, check_same_device, device_of
 from .dirty import DirtyInputs, is_one_of
 from .errors import DTypeError, InplaceError, VarfuncError
 from .gradient_checks import GradientChecks
@@ -50,13 +50,14 @@ class Function(FunctionHooks, DirtyInputs, GradientChecks, ModernFunctionNames):
     _saved: tuple = ()  # (array, version counter, version when saved) per saved tensor
     input_shapes: tuple | None = None  # for checking the shapes backward returns
     input_dtypes: tuple | None = None  # for casting the gradients backward returns, as torch does
+    input_devices: tuple | None = None  # where a student's backward must put its gradients (below)
     # True where backward always returns arrays it has just computed, never one it holds or was
     # handed: the engine then lets a Leaf keep them as .grad without a copy (the matrix products).
     backward_makes_new_arrays: bool = False
     # True for a Function class written outside the kit (a student's): its forward must leave its
     # inputs as they were unless it marks them dirty (checked against copies), and its backward gets
-    # read-only views of its gradients and saved tensors, which other Functions and Variables share.
-    # The kit's own ops skip these checks.
+    # read-only views of its gradients and saved tensors, which other Functions and Variables share,
+    # and must return each gradient on its input's device. The kit's own ops skip these checks.
     outside_the_kit: bool = False
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
@@ -138,6 +139,7 @@ class Function(FunctionHooks, DirtyInputs, GradientChecks, ModernFunctionNames):
         if self.outside_the_kit:  # a Function you wrote: its inputs are compared with copies after forward
             refuse_value_equality(self)
             copies = self._copies_to_compare(arrays)
+            self.input_devices = tuple(device_of(array) for array in arrays)
         try:
             result = self.forward(*arrays)
         except Exception as error:
@@ -313,11 +315,13 @@ class Function(FunctionHooks, DirtyInputs, GradientChecks, ModernFunctionNames):
         if self.outside_the_kit:  # a Function you wrote gets read-only views: its gradients are shared
             views = read_only_views(*grad_output)
             grad_input = call_on_read_only(self.backward, views, "backward of", self, BACKWARD_FIX)
+            devices = self.input_devices  # and must put each gradient where its input lives
         else:
             grad_input = self.backward(*grad_output)
+            devices = None
         if type(grad_input) is not tuple:
             grad_input = (grad_input,)
-        grad_input = self._checked_grad_input(grad_input)
+        grad_input = self._checked_grad_input(grad_input, devices)
         if self.backward_hooks:
             grad_input = self._run_function_hooks(grad_input, grad_output)
         return grad_input

@@ -21,9 +21,12 @@ class GradientChecks:
 
     __slots__ = ()
 
-    def _checked_grad_input(self, grad_input: tuple, returned: str = "") -> tuple:
-        """grad_input if each needed gradient is an array of its input's shape and dtype; returned says
-        who returned it, when backward did not ("hook 'h' on Mul() returned")."""
+    def _checked_grad_input(
+        self, grad_input: tuple, devices: tuple | None = None, returned: str = ""
+    ) -> tuple:
+        """grad_input if each needed gradient is an array of its input's shape and dtype (and on its
+        device, when devices are given: code outside the kit returned it); returned says who returned
+        it, when backward did not ("hook 'h' on Mul() returned")."""
         shapes = self.input_shapes
         if len(grad_input) != len(shapes):
             listed = " (it returned a list: return a tuple)" if type(grad_input[0]) is list else ""
@@ -31,6 +34,8 @@ class GradientChecks:
                 f"{self!r}.backward returned {len(grad_input)} gradient(s){listed} but forward took "
                 f"{len(shapes)} input(s); return one gradient per input (None where none is needed)"
             )
+        if devices is not None:
+            return self._fixed_grad_input(grad_input, returned, devices)
         needs, dtypes = self.needs_input_grad, self.input_dtypes  # indexed: a zip of four tuples costs more
         for i, grad in enumerate(grad_input):
             if not needs[i]:
@@ -42,10 +47,10 @@ class GradientChecks:
                 return self._fixed_grad_input(grad_input, returned)
         return grad_input
 
-    def _fixed_grad_input(self, grad_input: tuple, returned: str = "") -> tuple:
+    def _fixed_grad_input(self, grad_input: tuple, returned: str = "", devices: tuple | None = None) -> tuple:
         """Each needed gradient cast to its input's dtype (as torch does), or an error saying what is wrong.
 
-        The slow path of _checked_grad_input: a CuPy array, another dtype, or an error.
+        The slow path of _checked_grad_input: a CuPy array, another dtype, devices to check, or an error.
         """
         returned = returned or f"{self!r}.backward returned"
         fixed = list(grad_input)
@@ -54,7 +59,8 @@ class GradientChecks:
             if not needed:
                 continue
             if (is_array(grad) or isinstance(grad, np.generic)) and grad.shape == shape:
-                fixed[index] = as_gradient(grad, dtype, f"{returned}, for input {index},")
+                device = devices[index] if devices else None
+                fixed[index] = as_gradient(grad, dtype, f"{returned}, for input {index},", device)
                 continue
             raise ShapeError(f"{returned} {self._grad_problem(index, grad, shape)}")
         return tuple(fixed)

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from .backend import as_gradient, is_array
+from .backend import as_gradient, device_of, is_array
 from .errors import ShapeError, VarfuncError
 from .guards import FUNCTION_HOOK_FIX, VARIABLE_HOOK_FIX, call_on_read_only, read_only_views
 
@@ -84,7 +84,9 @@ class FunctionHooks:
                 f"a hook on output {index} of {self!r} returned {got} for a gradient of shape "
                 f"{grad.shape}; return an array of that shape (not a Variable) or None"
             )
-        return as_gradient(replacement, grad.dtype, f"a hook on output {index} of {self!r} returned")
+        return as_gradient(
+            replacement, grad.dtype, f"a hook on output {index} of {self!r} returned", device_of(grad)
+        )
 
     def _run_function_hooks(self, grad_input: tuple, grad_output: tuple) -> tuple:
         """Call each Function hook in order; one that returns a tuple replaces grad_input (checked as
@@ -102,8 +104,9 @@ class FunctionHooks:
                             f"returns None or a tuple of {len(grad_input)} gradient(s), one per input"
                         )
                     if replacement:  # (a Leaf has no inputs: nothing to replace)
+                        devices = tuple(None if g is None else device_of(g) for g in grad_input)
                         grad_input = self._checked_grad_input(
-                            replacement, f"hook {name!r} on {self!r} returned"
+                            replacement, devices, f"hook {name!r} on {self!r} returned"
                         )
                         seen_input = read_only_views(*grad_input)  # the next hook sees the replacement
         return grad_input

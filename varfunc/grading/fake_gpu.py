@@ -25,9 +25,12 @@ IMPLICIT_CONVERSION = "Implicit conversion to a NumPy array is not allowed"  # .
 
 
 def on_fake_gpu(value: Any) -> Any:
-    """value with every NumPy array in it (a tuple's too) put on the fake GPU."""
+    """value with every NumPy array in it (a tuple's too) put on the fake GPU; a NumPy scalar (what
+    NumPy's reductions give) becomes a 0-d one there, as CuPy's reductions give 0-d GPU arrays."""
     if isinstance(value, tuple):
         return tuple(on_fake_gpu(v) for v in value)
+    if isinstance(value, np.generic):
+        value = np.asarray(value)
     return FakeGpuArray(value) if isinstance(value, np.ndarray) else value
 
 
