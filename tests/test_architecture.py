@@ -12,6 +12,8 @@ CORE = {
     "variable",
     "function",
     "gradient_checks",
+    "habits",
+    "shape_methods",
     "hooks",
     "guards",
     "dirty",

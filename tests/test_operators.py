@@ -151,6 +151,19 @@ def test_integer_division_by_zero_is_refused(op):
     assert np.isnan((i.double() % 0).data).all()
 
 
+@pytest.mark.parametrize("op", [lambda i: i.__imod__(0), lambda i: i.__ifloordiv__(0)])
+def test_integer_division_by_zero_in_place_changes_nothing(op):
+    """It is refused before the write: the version stays, so a Function that saved i still runs backward."""
+    w = Variable(np.array([1.0, 2.0, 3.0]))
+    i = Variable(np.array([5, 7, 9]))
+    y = (w * i).sum()
+    with pytest.raises(ZeroDivisionError):
+        op(i)
+    assert i._version[0] == 0 and i.data.tolist() == [5, 7, 9]
+    y.backward()
+    assert w.grad.tolist() == [5.0, 7.0, 9.0]
+
+
 def test_remainder_and_floor_division_in_place():
     x = Variable(np.array([7.5, -7.5]))
     h = x * 1

@@ -53,7 +53,7 @@ def test_abs_and_rounding_keep_integer_and_boolean_data(dtype):
 def test_negating_boolean_data_is_a_clear_error():
     mask = Variable(np.array([True, False]))
     for negate in (lambda m: -m, lambda m: m.neg(), lambda m: m.neg_()):
-        with pytest.raises(vf.DTypeError, match=r"neg: boolean data has no negative; .*~x\.data"):
+        with pytest.raises(vf.DTypeError, match=r"neg: boolean data has no negative; invert a mask with ~"):
             negate(mask)
     assert mask.data.tolist() == [True, False] and mask._version[0] == 0  # nothing changed
 

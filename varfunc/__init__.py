@@ -14,7 +14,7 @@ from .errors import (
 from .function import Function, InplaceFunction
 from .gradcheck import gradcheck
 from .leaf import Leaf
-from .methods import cat
+from .shape_methods import cat
 from .variable import Variable
 
 __version__ = "0.1.0"

@@ -191,9 +191,10 @@ class Function(FunctionHooks, DirtyInputs, GradientChecks, ModernFunctionNames):
         """forward raised error: undo or count an in-place write it may have made, explain an overflow."""
         if copies is not None:  # a Function you wrote: its inputs are put back as they were
             self._put_back(arrays, copies)
-        # NumPy refuses a number or a cast that does not fit before writing; its FloatingPointError
-        # (np.errstate(all="raise")) comes after the write.
-        if self.dirty_tensors is not None and not isinstance(error, (OverflowError, TypeError)):
+        # NumPy refuses a number or a cast that does not fit, and modulo.py an integer division by
+        # zero, before writing; NumPy's FloatingPointError (np.errstate(all="raise")) comes after it.
+        before_writing = (OverflowError, TypeError, ZeroDivisionError)
+        if self.dirty_tensors is not None and not isinstance(error, before_writing):
             self._count_in_place_change(input, self.dirty_tensors)
         if isinstance(error, OverflowError) and "out of bounds" in str(error):  # (not math.exp's overflow)
             dtypes = ", ".join(str(a.dtype) for a in arrays)  # "Python integer 300 out of bounds for uint8"

@@ -1,4 +1,5 @@
-"""The tensor methods and operators of Variable: each one is a line that calls a Function.
+"""The arithmetic, pointwise and matrix methods and operators of Variable: each is a line that calls
+a Function. The methods that work along dims (reductions, shapes, indexing) are in shape_methods.py.
 
 Variable (in variable.py) inherits these. A number as the other operand (a NumPy scalar or a Fraction
 counts as the Python number it holds) uses the op's Constant form: ``x * 2`` is ``MulConstant(2)(x)``;
@@ -12,7 +13,7 @@ from typing import Any
 
 from . import functions as F
 from .backend import python_number
-from .errors import DTypeError, ShapeError
+from .errors import DTypeError
 
 
 def _number(x: Any) -> Any:
@@ -234,114 +235,6 @@ class VariableMethods:
         c = _number(other)
         return F.CminConstant(c)(self) if c is not None else F.Cmin()(self, self._as_variable(other))
 
-    def softmax(self, dim: int = -1) -> Any:
-        """exp(self) / sum(exp(self)) along dim."""
-        return F.Softmax(dim)(self)
-
-    def log_softmax(self, dim: int = -1) -> Any:
-        """log(softmax(self)) along dim, computed stably."""
-        return F.LogSoftmax(dim)(self)
-
-    # --- reductions ------------------------------------------------------------------------------
-
-    def sum(self, dim: Any = None, keepdim: bool = False) -> Any:
-        """Sum over dim (all dims by default)."""
-        return F.Sum(dim, keepdim)(self)
-
-    def mean(self, dim: Any = None, keepdim: bool = False) -> Any:
-        """Mean over dim (all dims by default)."""
-        return F.Mean(dim, keepdim)(self)
-
-    def max(self, dim: Any = None, keepdim: bool = False) -> Any:
-        """The largest element, or (values, indices) along dim."""
-        return F.Max(dim, keepdim)(self)
-
-    def min(self, dim: Any = None, keepdim: bool = False) -> Any:
-        """The smallest element, or (values, indices) along dim."""
-        return F.Min(dim, keepdim)(self)
-
-    def median(self, dim: Any = None, keepdim: bool = False) -> Any:
-        """The lower median, or (values, indices) along dim."""
-        return F.Median(dim, keepdim)(self)
-
-    def mode(self, dim: int = -1, keepdim: bool = False) -> Any:
-        """(values, indices) of the most frequent value along dim."""
-        return F.Mode(dim, keepdim)(self)
-
-    # --- shapes and indexing ---------------------------------------------------------------------
-
-    def view(self, *sizes: Any) -> Any:
-        """The same elements in a new shape (one size may be -1)."""
-        return F.View(*_sizes(sizes))(self)
-
-    reshape = view
-
-    def view_as(self, other: Any) -> Any:
-        """The same elements in other's shape."""
-        return F.View(*other.shape)(self)
-
-    def expand(self, *sizes: Any) -> Any:
-        """Broadcast to sizes (-1 keeps a dim)."""
-        return F.Expand(*_sizes(sizes))(self)
-
-    def expand_as(self, other: Any) -> Any:
-        """Broadcast to other's shape."""
-        return F.Expand(*other.shape)(self)
-
-    viewAs = view_as  # v0.1.3's own names, kept beside PyTorch's later ones
-    expandAs = expand_as
-
-    def t(self) -> Any:
-        """The transpose of a matrix; a 0-d or 1-d Variable's values as they are (as in PyTorch)."""
-        if self.ndim > 2:
-            raise ShapeError(
-                f"t: expects at most 2 dims, got shape {self.shape}; use transpose(dim0, dim1) to pick two"
-            )
-        function = F.Transpose(0, 1) if self.ndim == 2 else F.View(*self.shape)  # (nothing to swap)
-        function.made_by_t = True  # the node is transpose's or view's; only today's name differs
-        return function(self)
-
-    def transpose(self, dim0: int, dim1: int) -> Any:
-        """Swap two dims."""
-        return F.Transpose(dim0, dim1)(self)
-
-    def permute(self, *dims: Any) -> Any:
-        """Reorder the dims."""
-        return F.Permute(*_sizes(dims))(self)
-
-    def squeeze(self, dim: Any = None) -> Any:
-        """Drop dims of size 1 (only those in dim, an int or a tuple of ints, if given)."""
-        return F.Squeeze(dim)(self)
-
-    def unsqueeze(self, dim: int) -> Any:
-        """Insert a dim of size 1 at dim."""
-        return F.Unsqueeze(dim)(self)
-
-    def __getitem__(self, key: Any) -> Any:
-        return F.Index(key)(self)
-
-    def __setitem__(self, key: Any, value: Any) -> None:
-        raise TypeError(
-            "Variables do not support item assignment; build the result with ops "
-            "(for example varfunc.cat) or, outside the graph, change .data"
-        )
-
-    def clone(self) -> Any:
-        """A copy whose gradient flows back to self."""
-        return F.Clone()(self)
-
-    def type(self, dtype: Any) -> Any:
-        """Converted to dtype (for example np.float32); the gradient is converted back."""
-        return F.Type(dtype)(self)
-
-    def float(self) -> Any:
-        """Converted to float32."""
-        return F.Type("float32")(self)
-
-    def double(self) -> Any:
-        """Converted to float64."""
-        return F.Type("float64")(self)
-
     # --- matrix products -------------------------------------------------------------------------
 
     def matmul(self, other: Any) -> Any:
@@ -383,18 +276,3 @@ class VariableMethods:
     def baddbmm(self, batch1: Any, batch2: Any, alpha: Any = 1, beta: Any = 1) -> Any:
         """alpha * self + beta * (batch1 @ batch2), batch by batch."""
         return F.Baddbmm(alpha, beta)(self, self._as_variable(batch1), self._as_variable(batch2))
-
-
-def _sizes(sizes: tuple) -> tuple:
-    """Accept both view(2, 3) and view((2, 3))."""
-    return tuple(sizes[0]) if len(sizes) == 1 and isinstance(sizes[0], (tuple, list)) else sizes
-
-
-def cat(seq: Any, dim: int = 0) -> Any:
-    """Join Variables along dim; the gradient is split back among them."""
-    if isinstance(seq, VariableMethods):  # iterating it would join its rows, not Variables
-        raise TypeError("cat: takes a list or tuple of Variables, got one Variable; write cat([x, y], dim)")
-    seq = tuple(seq)
-    if not seq:
-        raise ValueError("cat: needs at least one Variable")
-    return F.Concat(dim)(*seq)

@@ -50,6 +50,12 @@ class VariableOperators:
     def __ifloordiv__(self, other: Any) -> Any:
         return self.floor_divide_(other)
 
+    def __ipow__(self, other: Any) -> Any:
+        raise _no_in_place("**=", "x = x ** c")
+
+    def __imatmul__(self, other: Any) -> Any:
+        raise _no_in_place("@=", "x = x @ w")
+
     # --- comparisons: a boolean Variable, outside the graph (no gradient flows through a comparison)
 
     def _compare(self, other: Any, compare: Callable) -> Any:
@@ -82,6 +88,46 @@ class VariableOperators:
         return self._compare(other, operator.ge)
 
     __hash__ = object.__hash__  # defining __eq__ would otherwise make Variables unhashable
+
+    def __contains__(self, value: Any) -> bool:
+        """value in x: whether some element equals value, as in PyTorch."""
+        return bool((self == value)._data.any())
+
+    # --- logic on masks: &, |, ^ and ~ of boolean (or integer) Variables, outside the graph, too ---
+
+    def _logic(self, other: Any, logic: Callable, symbol: str) -> Any:
+        if isinstance(other, VariableOperators):
+            other = other._data
+        elif is_array(other) or isinstance(other, (list, tuple)):
+            other = to_device(as_array(other), self.device)
+        elif not isinstance(other, (bool, np.bool_, numbers.Integral)):
+            return NotImplemented
+        kinds = (self._data.dtype.kind, getattr(other, "dtype", np.dtype(type(other))).kind)
+        if not set(kinds) <= set("biu"):
+            raise DTypeError(
+                f"{symbol}: takes boolean or integer data (masks such as x > 0), got "
+                f"{self._data.dtype} and {getattr(other, 'dtype', type(other).__name__)}; compare first: "
+                "(x > 0) & (x < 1)"
+            )
+        return type(self)(logic(self._data, other))
+
+    def __and__(self, other: Any) -> Any:
+        return self._logic(other, operator.and_, "&")
+
+    def __or__(self, other: Any) -> Any:
+        return self._logic(other, operator.or_, "|")
+
+    def __xor__(self, other: Any) -> Any:
+        return self._logic(other, operator.xor, "^")
+
+    __rand__, __ror__, __rxor__ = __and__, __or__, __xor__  # each is symmetric
+
+    def __invert__(self) -> Any:
+        if self._data.dtype.kind not in "biu":
+            raise DTypeError(
+                f"~: takes boolean or integer data (a mask such as x > 0), got {self._data.dtype}"
+            )
+        return type(self)(~self._data)
 
     # --- NumPy's array protocol: np.asarray(x), np.where(x > 0, x, 0), plt.plot(x) ------------------
 
@@ -174,3 +220,13 @@ class VariableOperators:
         if c is not None:
             return F.FloorDivideConstant(c, tensor_divisor=True)(self)
         return F.FloorDivide()(self._as_variable(other), self)
+
+
+def _no_in_place(symbol: str, instead: str) -> DTypeError:
+    """x **= c and x @= w have no in-place op here (docs/differences.md, row 14); Python would
+    silently make x a new Variable instead, and a parameter would leave the graph."""
+    return DTypeError(
+        f"{symbol}: this kit has no in-place op for it, and Python would make x a new Variable (a "
+        f"parameter would no longer be the model's); write {instead} for a new Variable, or change a "
+        f"parameter outside the graph through .data (w.data {symbol} ...)"
+    )

@@ -11,14 +11,15 @@ from .backend import as_array, check_flag, device_of, get_array_module, to_devic
 from .engine import ExecutionEngine
 from .errors import BackwardError, DeviceError, DTypeError, InplaceError, ShapeError
 from .functions import CpuTransfer, CudaTransfer
-from .functions.utils import check_dim
+from .habits import TodaysHabits, refuse_todays_backward_keywords
 from .leaf import Leaf, leaf_requires_grad
 from .methods import VariableMethods
 from .modern import ModernVariableNames
 from .operators import VariableOperators
+from .shape_methods import ShapeMethods
 
 
-class Variable(VariableMethods, VariableOperators, ModernVariableNames):
+class Variable(VariableMethods, ShapeMethods, VariableOperators, ModernVariableNames, TodaysHabits):
     """Wraps an array and records how it was computed, so backward() can find its gradient.
 
     ``Variable(data, creator=None, volatile=False, requires_grad=None)``: v0.1.3's signature.
@@ -42,6 +43,11 @@ class Variable(VariableMethods, VariableOperators, ModernVariableNames):
                 raise DTypeError("Variable(...) got a Variable; pass its .data, or use .clone()")
             check_flag("Variable", "volatile", volatile)
             data = as_array(data)
+        elif creator is True or creator is False:  # Variable(x, True): today's torch.tensor(x, True)?
+            raise DTypeError(
+                f"Variable: the second argument is creator (v0.1.3's signature), got {creator}; "
+                f"write Variable(data, requires_grad={creator})"
+            )
         self._data = data
         self._grad = None
         self._version = [0]  # bumped by every in-place change; saved tensors remember it
@@ -143,8 +149,9 @@ class Variable(VariableMethods, VariableOperators, ModernVariableNames):
             raise BackwardError("requires_grad: a volatile Variable never requires grad")
         if not isinstance(self.creator, Leaf):
             raise BackwardError(
-                f"requires_grad can only be set on Variables you created (leaves); this one was "
-                f"made by {self.creator!r}. To cut a graph, use Variable(x.data.copy())"
+                f"requires_grad can only be set on Variables you created (their creator is a Leaf); this "
+                f"one was made by {self.creator!r} (its is_leaf, today's name, is True when it needs no "
+                "grad). For a leaf with its values, use Variable(x.data.copy(), requires_grad=True)"
             )
         check_flag("Variable", "requires_grad", value)  # (None would mean "the default" to the constructor)
         self.creator.requires_grad = leaf_requires_grad(self._data, value)
@@ -187,48 +194,14 @@ class Variable(VariableMethods, VariableOperators, ModernVariableNames):
         """This Variable on the CPU; gradients flow back to the GPU it came from."""
         return self if not self.is_cuda else CpuTransfer()(self)
 
-    def size(self, dim: int | None = None) -> Any:
-        """The shape, or the size of one dim."""
-        return self._data.shape if dim is None else self._data.shape[check_dim("size", dim, self._data.ndim)]
-
-    def dim(self) -> int:
-        """The number of dimensions."""
-        return self._data.ndim
-
-    def numel(self) -> int:
-        """The number of elements."""
-        return self._data.size
-
-    def __len__(self) -> int:
-        if self._data.ndim == 0:
-            raise TypeError("len() of a 0-d Variable")
-        return self._data.shape[0]
-
-    def __iter__(self) -> Any:
-        return (self[i] for i in range(len(self)))
-
-    def item(self) -> Any:
-        """The single value of a 1-element Variable, as a Python number."""
-        if self._data.size != 1:
-            raise ShapeError(
-                f"item: the Variable has {self._data.size} elements (shape {self.shape}); item() needs 1"
-            )
-        return self._data.item()
-
-    def __float__(self) -> float:
-        return float(self.item())
-
-    def __int__(self) -> int:
-        return int(self.item())
-
-    def numpy(self) -> Any:
-        """The data as a NumPy array (copied from the GPU if it lives there)."""
-        return to_device(self._data, "cpu")
-
     # --- backward and hooks ----------------------------------------------------------------------
 
-    def backward(self, gradient: Any = None, *, engine: Any = None, recorder: Any = None) -> None:
+    def backward(
+        self, gradient: Any = None, *, engine: Any = None, recorder: Any = None, **todays: Any
+    ) -> None:
         """Compute the gradient of this Variable w.r.t. every leaf that requires grad, into .grad."""
+        if todays:  # retain_graph=True, ...: today's keywords (habits.py says what to write here)
+            refuse_todays_backward_keywords(todays)
         if self.volatile:
             raise BackwardError(
                 "backward: called on a volatile Variable; volatile Variables record no graph "

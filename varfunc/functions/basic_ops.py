@@ -279,7 +279,7 @@ class Negate(InplaceFunction):
     def forward(self, a):
         if a.dtype.kind == "b":  # (NumPy and PyTorch refuse -True too)
             raise DTypeError(
-                "neg: boolean data has no negative; invert a mask with Variable(~x.data), or convert it "
+                "neg: boolean data has no negative; invert a mask with ~mask, or convert it "
                 "first (x.double())"
             )
         if self.inplace:

@@ -23,7 +23,7 @@ import numpy as np
 
 from ..backend import get_array_module, is_array, to_device
 from ..errors import DTypeError, ShapeError
-from ..methods import cat
+from ..shape_methods import cat
 from ..variable import Variable
 from . import functions
 from .functions import REDUCTIONS
