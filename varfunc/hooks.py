@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from .backend import as_gradient, device_of, is_array
-from .errors import ShapeError, VarfuncError
+from .errors import DTypeError, ShapeError, VarfuncError
 from .guards import FUNCTION_HOOK_FIX, VARIABLE_HOOK_FIX, call_on_read_only, read_only_views
 
 
@@ -84,9 +84,8 @@ class FunctionHooks:
                 f"a hook on output {index} of {self!r} returned {got} for a gradient of shape "
                 f"{grad.shape}; return an array of that shape (not a Variable) or None"
             )
-        return as_gradient(
-            replacement, grad.dtype, f"a hook on output {index} of {self!r} returned", device_of(grad)
-        )
+        returned = f"a hook on output {index} of {self!r} returned"
+        return as_gradient(_floating(replacement, returned), grad.dtype, returned, device_of(grad))
 
     def _run_function_hooks(self, grad_input: tuple, grad_output: tuple) -> tuple:
         """Call each Function hook in order; one that returns a tuple replaces grad_input (checked as
@@ -104,12 +103,25 @@ class FunctionHooks:
                             f"returns None or a tuple of {len(grad_input)} gradient(s), one per input"
                         )
                     if replacement:  # (a Leaf has no inputs: nothing to replace)
+                        returned = f"hook {name!r} on {self!r} returned"
                         devices = tuple(None if g is None else device_of(g) for g in grad_input)
-                        grad_input = self._checked_grad_input(
-                            replacement, devices, f"hook {name!r} on {self!r} returned"
-                        )
+                        for grad in replacement:
+                            _floating(grad, returned)
+                        grad_input = self._checked_grad_input(replacement, devices, returned)
                         seen_input = read_only_views(*grad_input)  # the next hook sees the replacement
         return grad_input
+
+
+def _floating(grad: Any, returned: str) -> Any:
+    """grad, unless a hook returned boolean or integer data: a mask (g > 0) by mistake, which a cast
+    would make a gradient of zeros and ones (PyTorch refuses any change of dtype from a hook)."""
+    kind = getattr(getattr(grad, "dtype", None), "kind", "f")
+    if kind in "biu":
+        raise DTypeError(
+            f"{returned} {grad.dtype} data, not a gradient; return floating-point values, such as "
+            "grad * (grad > 0) for a mask"
+        )
+    return grad
 
 
 def _described(value: Any) -> str:

@@ -1,0 +1,34 @@
+"""What a hook returns: a mask or integers by mistake are refused (a cast would make them a gradient
+of zeros and ones, silently); a float of another width is cast to the gradient's dtype."""
+
+import numpy as np
+import pytest
+
+from varfunc import DTypeError, Variable
+
+
+@pytest.mark.parametrize("replace", [lambda g: g > 0, lambda g: g.astype(np.int64)])
+def test_a_variable_hook_that_returns_a_mask_or_integers_is_refused(replace):
+    x = Variable(np.array([1.0, -2.0, 3.0]))
+    y = x * 2
+    y.register_hook("mask", replace)
+    with pytest.raises(DTypeError, match=r"a hook on output 0 of MulConstant.*returned (bool|int64) data"):
+        (y * y).sum().backward()
+    assert x._grad is None
+
+
+def test_a_function_hook_that_returns_a_mask_is_refused():
+    x = Variable(np.array([1.0, -2.0, 3.0]))
+    y = x * 2
+    y.creator.register_hook("mask", lambda grad_input, grad_output: (grad_input[0] > 0,))
+    with pytest.raises(DTypeError, match=r"hook 'mask' on MulConstant.*returned bool data"):
+        y.sum().backward()
+    assert x._grad is None
+
+
+def test_a_hook_that_returns_a_float_of_another_width_is_cast():
+    x = Variable(np.array([1.0, -2.0], dtype=np.float32))
+    y = x * 2
+    y.register_hook("wide", lambda g: g.astype(np.float64) * 3)
+    y.sum().backward()
+    assert x.grad.dtype == np.float32 and x.grad.tolist() == [6.0, 6.0]
