@@ -166,3 +166,19 @@ def test_mask_selection_and_transpose_match_torch():
     ((x[(x > 0) & (x < 3.5)] ** 2).sum() + (x.T * x.T).sum()).backward()
     ((t[(t > 0) & (t < 3.5)] ** 2).sum() + (t.T * t.T).sum()).backward()
     np.testing.assert_allclose(x.grad, t.grad.numpy())
+
+
+@pytest.mark.parametrize(
+    ("options", "words"),
+    [
+        ({"engine": vf.ExecutionEngine}, "engine must be an ExecutionEngine object"),
+        ({"engine": "fifo"}, "engine must be an ExecutionEngine object"),
+        ({"recorder": vf.EventLog}, "recorder must be an object with a record"),
+        ({"recorder": object()}, "recorder must be an object with a record"),
+    ],
+)
+def test_an_engine_or_recorder_given_as_a_class_or_a_wrong_object_is_refused_first(options, words):
+    x, h = leaf_and_graph()
+    with pytest.raises(BackwardError, match=words):
+        h.sum().backward(**options)
+    assert x._grad is None

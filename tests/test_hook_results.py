@@ -1,10 +1,10 @@
-"""What a hook returns: a mask or integers by mistake are refused (a cast would make them a gradient
-of zeros and ones, silently); a float of another width is cast to the gradient's dtype."""
+"""What a hook returns, and how it is called: a mask or integers by mistake are refused (a cast would
+make them a gradient of zeros and ones, silently); a hook of the other kind's signature is named."""
 
 import numpy as np
 import pytest
 
-from varfunc import DTypeError, Variable
+from varfunc import DTypeError, VarfuncError, Variable
 
 
 @pytest.mark.parametrize("replace", [lambda g: g > 0, lambda g: g.astype(np.int64)])
@@ -32,3 +32,25 @@ def test_a_hook_that_returns_a_float_of_another_width_is_cast():
     y.register_hook("wide", lambda g: g.astype(np.float64) * 3)
     y.sum().backward()
     assert x.grad.dtype == np.float32 and x.grad.tolist() == [6.0, 6.0]
+
+
+def test_a_hook_with_the_other_kinds_signature_says_which_takes_what():
+    x = Variable(np.array([1.0, 2.0]))
+    y = x * 2
+    y.register_hook("two_arguments", lambda grad_input, grad_output: None)
+    with pytest.raises(
+        VarfuncError, match=r"could not be called .*hook\(grad\); a Function's hook takes two"
+    ):
+        y.sum().backward()
+    z = x * 3
+    z.creator.register_hook("one_argument", lambda grad: None)
+    with pytest.raises(VarfuncError, match=r"hook 'one_argument' on MulConstant\(3\) could not be called"):
+        z.sum().backward()
+
+
+def test_a_type_error_inside_a_hook_keeps_its_own_message():
+    x = Variable(np.array([1.0, 2.0]))
+    y = x * 2
+    y.register_hook("broken", lambda grad: grad + "1")
+    with pytest.raises(TypeError, match="ufunc 'add'|unsupported operand|cannot perform"):
+        y.sum().backward()

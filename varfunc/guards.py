@@ -39,12 +39,18 @@ def call_on_read_only(fn: Callable, args: tuple, role: str, function: Any, fix: 
     try:
         return fn(*args)
     except TypeError as error:  # g2 * 3 where g2 is None: an output nothing used
+        if error.__traceback__.tb_next is None and role.startswith("hook"):  # the call itself failed
+            raise VarfuncError(
+                f"{role} {function!r} could not be called ({error}): a Variable's hook takes one "
+                "argument, hook(grad); a Function's hook takes two, hook(grad_input, grad_output)"
+            ) from error
         if "NoneType" not in str(error) or not any(a is None for a in args):
             raise
         raise VarfuncError(
-            f"{role} {function!r} failed on a gradient that is None ({error}): an output that nothing "
-            "used, or one marked non-differentiable, gets None instead of an array; treat None as "
-            "zeros (if g is None: ...)"
+            f"{role} {function!r} failed on None ({error}), and a gradient it was given is None: an "
+            "output that nothing used, or one marked non-differentiable, gets None instead of an "
+            "array; treat None as zeros (if g is None: ...). If the None it met is another, look in "
+            "its own code"
         ) from error
     except ValueError as error:
         if "read-only" not in str(error):

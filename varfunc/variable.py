@@ -231,10 +231,17 @@ class Variable(VariableMethods, ShapeMethods, VariableOperators, ModernVariableN
             gradient = get_array_module(self._data).ones_like(self._data)
         else:
             gradient = self._seed(gradient)
-        if engine is not None and not hasattr(engine, "run_backward"):
+        if engine is not None and (isinstance(engine, type) or not hasattr(engine, "run_backward")):
             raise BackwardError(
-                f"backward: engine must be an ExecutionEngine, got {engine!r}; for the FIFO order pass "
-                "engine=ExecutionEngine(order='fifo')"
+                f"backward: engine must be an ExecutionEngine object, got {engine!r}; for the FIFO order "
+                "pass engine=ExecutionEngine(order='fifo')"
+            )
+        if recorder is not None and (
+            isinstance(recorder, type) or not callable(getattr(recorder, "record", None))
+        ):
+            raise BackwardError(
+                f"backward: recorder must be an object with a record(kind, function, **details) method, "
+                f"got {recorder!r}; pass recorder=EventLog() (chapter 04)"
             )
         (engine or self._execution_engine).run_backward(self, gradient, recorder)
 
