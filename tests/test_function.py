@@ -237,12 +237,13 @@ def test_a_gradient_in_another_dtype_is_cast_to_its_input_dtype(dtype):
     np.testing.assert_allclose(x.grad, [expected, expected], rtol=1e-12)
 
 
-def test_a_hook_replacement_in_another_dtype_is_cast():
+def test_a_hook_replacement_in_another_float_dtype_is_cast():
+    """(A boolean or integer one is refused: test_hook_results.py.)"""
     x = Variable(np.array([1.0, 2.0]))
     y = x * (1 + 1e-6)
     y.register_hook("f16", lambda g: g.astype(np.float16))
     z = Variable(np.array([1.0, 2.0]))
-    z.register_hook("bool", lambda g: np.ones(g.shape, bool))
+    z.register_hook("f32", lambda g: np.ones(g.shape, np.float32))
     (y + z + z).sum().backward()
     np.testing.assert_allclose(x.grad, [1 + 1e-6] * 2, rtol=1e-12)
     assert z.grad.dtype == np.float64 and z.grad.tolist() == [1.0, 1.0]
