@@ -137,7 +137,7 @@ def test_power_and_matmul_in_place_are_refused_not_a_new_variable(symbol, update
 
 def test_in_compares_elementwise_as_in_torch():
     x, _ = leaf_and_graph()
-    assert 4.0 in x and 7.0 not in x and np.float32(0.5) in x
+    assert 4.0 in x and 7.0 not in x and np.float32(0.5) in x and None not in x and "4" not in x
 
 
 def test_masks_combine_with_and_or_xor_and_invert():

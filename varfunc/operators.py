@@ -58,15 +58,19 @@ class VariableOperators:
 
     # --- comparisons: a boolean Variable, outside the graph (no gradient flows through a comparison)
 
-    def _compare(self, other: Any, compare: Callable) -> Any:
+    def _operand(self, other: Any, numbers_taken: tuple) -> Any:
+        """other's data (an array on this Variable's device, as + puts it), the number itself if it is
+        one of numbers_taken, or NotImplemented: None, a string, 1j get Python's own answer."""
         if isinstance(other, VariableOperators):
-            other = other._data
-        elif is_array(other) or isinstance(other, (list, tuple)):  # on this Variable's device, as + puts it
-            other = to_device(as_array(other), self.device)
-        elif not isinstance(other, (numbers.Real, np.bool_, np.integer, np.floating)):
-            return (
-                NotImplemented  # None, a string, 1j: Python's answer (x == None is False, x < None an error)
-            )
+            return other._data
+        if is_array(other) or isinstance(other, (list, tuple)):
+            return to_device(as_array(other), self.device)
+        return other if isinstance(other, numbers_taken) else NotImplemented
+
+    def _compare(self, other: Any, compare: Callable) -> Any:
+        other = self._operand(other, (numbers.Real, np.bool_, np.integer, np.floating))
+        if other is NotImplemented:  # x == None is False, x < None an error
+            return NotImplemented
         return type(self)(compare(self._data, other))
 
     def __eq__(self, other: Any) -> Any:  # type: ignore[override]
@@ -91,16 +95,14 @@ class VariableOperators:
 
     def __contains__(self, value: Any) -> bool:
         """value in x: whether some element equals value, as in PyTorch."""
-        return bool((self == value)._data.any())
+        equal = self == value  # Python's False for None or a string: nothing equals them
+        return bool(equal._data.any()) if isinstance(equal, VariableOperators) else bool(equal)
 
     # --- logic on masks: &, |, ^ and ~ of boolean (or integer) Variables, outside the graph, too ---
 
     def _logic(self, other: Any, logic: Callable, symbol: str) -> Any:
-        if isinstance(other, VariableOperators):
-            other = other._data
-        elif is_array(other) or isinstance(other, (list, tuple)):
-            other = to_device(as_array(other), self.device)
-        elif not isinstance(other, (bool, np.bool_, numbers.Integral)):
+        other = self._operand(other, (bool, np.bool_, numbers.Integral))
+        if other is NotImplemented:
             return NotImplemented
         kinds = (self._data.dtype.kind, getattr(other, "dtype", np.dtype(type(other))).kind)
         if not set(kinds) <= set("biu"):

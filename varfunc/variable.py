@@ -43,7 +43,7 @@ class Variable(VariableMethods, ShapeMethods, VariableOperators, ModernVariableN
                 raise DTypeError("Variable(...) got a Variable; pass its .data, or use .clone()")
             check_flag("Variable", "volatile", volatile)
             data = as_array(data)
-        elif creator is True or creator is False:  # Variable(x, True): today's torch.tensor(x, True)?
+        elif creator is True or creator is False:  # Variable(x, True): requires_grad in creator's place
             raise DTypeError(
                 f"Variable: the second argument is creator (v0.1.3's signature), got {creator}; "
                 f"write Variable(data, requires_grad={creator})"
