@@ -4,7 +4,7 @@ make them a gradient of zeros and ones, silently); a hook of the other kind's si
 import numpy as np
 import pytest
 
-from varfunc import DTypeError, VarfuncError, Variable
+from varfunc import DTypeError, Function, VarfuncError, Variable
 
 
 @pytest.mark.parametrize("replace", [lambda g: g > 0, lambda g: g.astype(np.int64)])
@@ -54,3 +54,24 @@ def test_a_type_error_inside_a_hook_keeps_its_own_message():
     y.register_hook("broken", lambda grad: grad + "1")
     with pytest.raises(TypeError, match="ufunc 'add'|unsupported operand|cannot perform"):
         y.sum().backward()
+
+
+class Halves(Function):
+    """Two outputs, a / 2 and a * 2."""
+
+    def forward(self, a):
+        return a / 2, a * 2
+
+    def backward(self, g1, g2):
+        return g1 / 2 + g2 * 2
+
+
+def test_a_hook_name_taken_by_a_sibling_output_says_so():
+    low, high = Halves()(Variable(np.array([1.0, 2.0])))
+    low.register_hook("h", lambda g: None)
+    with pytest.raises(
+        VarfuncError, match=r"already registered on Halves\(\) by its output 0, and its outputs share"
+    ):
+        high.register_hook("h", lambda g: None)
+    with pytest.raises(VarfuncError, match=r"already registered on Halves\(\); remove"):
+        low.register_hook("h", lambda g: None)

@@ -40,12 +40,14 @@ class FunctionHooks:
             raise VarfuncError(f"register_hook({name!r}): the hook must be callable, got {hook!r}")
         if self.backward_hooks is None:
             self.backward_hooks = OrderedDict()
-        if name in self.backward_hooks:
-            raise VarfuncError(
-                f"a hook named {name!r} is already registered on {self!r}; "
-                f"call remove_hook({name!r}) first or choose another name"
-            )
         index = None if variable is None else self.output_ids[id(variable)]
+        if name in self.backward_hooks:
+            taken = self.backward_hooks[name][1]
+            by = "" if taken == index else f" by {_hook_owner(taken)}, and its outputs share the names"
+            raise VarfuncError(
+                f"a hook named {name!r} is already registered on {self!r}{by}; "
+                f"remove that hook first or choose another name"
+            )
         self.backward_hooks[name] = (hook, index)
 
     def remove_hook(self, name: str, variable: Any = None) -> None:
@@ -122,6 +124,10 @@ def _floating(grad: Any, returned: str) -> Any:
             "grad * (grad > 0) for a mask"
         )
     return grad
+
+
+def _hook_owner(index: int | None) -> str:
+    return "the Function itself" if index is None else f"its output {index}"
 
 
 def _described(value: Any) -> str:
