@@ -9,7 +9,16 @@ from dataclasses import dataclass
 import numpy as np
 import pytest
 
-from varfunc import DTypeError, Function, InplaceFunction, ShapeError, VarfuncError, Variable, gradcheck
+from varfunc import (
+    DTypeError,
+    Function,
+    InplaceError,
+    InplaceFunction,
+    ShapeError,
+    VarfuncError,
+    Variable,
+    gradcheck,
+)
 
 
 @dataclass(unsafe_hash=True)
@@ -297,3 +306,42 @@ def test_an_output_forward_keeps_is_copied():
     y1.mul_(5)
     np.testing.assert_array_equal(y2.data, [2.0, 4.0])
     np.testing.assert_array_equal(next(iter(CACHE.values())), [2.0, 4.0])
+
+
+class KeepsItsInput(Function):
+    """x * x that keeps its input as an attribute, not through save_for_backward."""
+
+    def forward(self, a):
+        self.a = a
+        return a * a
+
+    def backward(self, grad_output):
+        return 2 * self.a * grad_output
+
+
+class KeepsACopy(KeepsItsInput):
+    def forward(self, a):
+        self.a = a.copy()
+        return a * a
+
+
+def test_an_input_kept_as_an_attribute_and_changed_in_place_is_an_error_not_a_wrong_gradient():
+    x = Variable(np.array([1.0, 2.0, 3.0]))
+    h = x * 1
+    y = KeepsItsInput()(h)
+    h.add_(1)  # backward would read 2 * (h + 1): x.grad [4, 6, 8] instead of [2, 4, 6]
+    with pytest.raises(InplaceError, match=r"KeepsItsInput\(\): forward kept input 0 as an attribute"):
+        y.sum().backward()
+    assert x._grad is None
+    z = KeepsItsInput()(x * 1)
+    z.sum().backward()  # unchanged: it runs
+    assert x.grad.tolist() == [2.0, 4.0, 6.0]
+
+
+def test_an_input_copied_into_an_attribute_may_change_afterwards():
+    x = Variable(np.array([1.0, 2.0, 3.0]))
+    h = x * 1
+    y = KeepsACopy()(h)
+    h.add_(1)
+    y.sum().backward()
+    assert x.grad.tolist() == [2.0, 4.0, 6.0]

@@ -32,14 +32,20 @@ class DirtyInputs:
         """Copies of the NumPy input arrays, to show after forward that it changed none unmarked."""
         return [array.copy() if isinstance(array, np.ndarray) else None for array in arrays]
 
-    def _check_forward(self, arrays: tuple, raw_outputs: tuple, copies: list) -> None:
+    def _check_forward(self, input: tuple, arrays: tuple, raw_outputs: tuple, copies: list) -> None:
         """What forward did, for a Function written outside the kit: an input changed without
         mark_dirty is put back and refused; an attribute set to an input's or output's array (or a
-        view of one) becomes read-only, so that backward cannot change a Variable's data through it."""
+        view of one) becomes read-only, so that backward cannot change a Variable's data through it,
+        and the input's version is kept, as a saved tensor's is (_check_held_inputs)."""
         dirty = self.dirty_tensors or ()
         if not all(is_one_of(tensor, arrays) for tensor in dirty):
             return  # mark_dirty got something else: _take_dirty_inputs says so
-        make_attributes_read_only(self, (*arrays, *raw_outputs))
+        held = make_attributes_read_only(self, (*arrays, *raw_outputs))
+        self._held_inputs = tuple(
+            (i, input[i]._version, input[i]._version[0])
+            for i in sorted(held)
+            if i < len(arrays) and not is_one_of(arrays[i], dirty)
+        )
         for index, (array, copy) in enumerate(zip(arrays, copies)):
             if copy is None or is_one_of(array, dirty) or _unchanged(array, copy):
                 continue
@@ -51,6 +57,18 @@ class DirtyInputs:
                 "silently (the inputs were put back); return a new array (a + 1, not a += 1), or, for "
                 "an in-place op, call self.mark_dirty(a) (chapter 07)"
             )
+
+    def _check_held_inputs(self) -> None:
+        """Before a student's backward: an InplaceError if an input that forward kept as an attribute
+        (self.a = a) has been changed in place since, as saved_tensors checks a saved one."""
+        for index, counter, version in self._held_inputs:
+            if counter[0] != version:
+                raise InplaceError(
+                    f"{self!r}: forward kept input {index} as an attribute, and that Variable was "
+                    f"modified by an in-place operation since (version {version}, now {counter[0]}), "
+                    "so backward would use the changed values; keep it with self.save_for_backward(a) "
+                    "and read self.saved_tensors in backward, or keep a copy (self.a = a.copy())"
+                )
 
     def _put_back(self, arrays: tuple, copies: list) -> None:
         """Write each input's copy back: every change forward made to its inputs, marked or not, undone."""

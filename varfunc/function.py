@@ -51,6 +51,7 @@ class Function(FunctionHooks, DirtyInputs, GradientChecks, ModernFunctionNames):
     input_shapes: tuple | None = None  # for checking the shapes backward returns
     input_dtypes: tuple | None = None  # for casting the gradients backward returns, as torch does
     input_devices: tuple | None = None  # where a student's backward must put its gradients (below)
+    _held_inputs: tuple = ()  # (input index, version counter, version) of inputs kept as attributes
     # True where backward always returns arrays it has just computed, never one it holds or was
     # handed: the engine then lets a Leaf keep them as .grad without a copy (the matrix products).
     backward_makes_new_arrays: bool = False
@@ -147,7 +148,7 @@ class Function(FunctionHooks, DirtyInputs, GradientChecks, ModernFunctionNames):
             raise
         raw_outputs = result if type(result) is tuple else (result,)
         if copies is not None:  # a Function you wrote: no unmarked input changed, none kept writable
-            self._check_forward(arrays, raw_outputs, copies)
+            self._check_forward(input, arrays, raw_outputs, copies)
         dirty = self.dirty_tensors
         if dirty is not None:  # (reset only when set: a new attribute on every op costs time)
             self.dirty_tensors = None
@@ -314,6 +315,7 @@ class Function(FunctionHooks, DirtyInputs, GradientChecks, ModernFunctionNames):
         if self.backward_hooks:
             grad_output = self._run_variable_hooks(grad_output)
         if self.outside_the_kit:  # a Function you wrote gets read-only views: its gradients are shared
+            self._check_held_inputs()
             views = read_only_views(*grad_output)
             grad_input = call_on_read_only(self.backward, views, "backward of", self, BACKWARD_FIX)
             devices = self.input_devices  # and must put each gradient where its input lives

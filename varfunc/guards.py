@@ -76,24 +76,30 @@ def read_only_views(*arrays: Any) -> tuple:
     return tuple(views.get(id(array), array) for array in arrays)
 
 
-def make_attributes_read_only(function: Any, arrays: tuple) -> None:
+def make_attributes_read_only(function: Any, arrays: tuple) -> set:
     """Each attribute that forward set to one of arrays, a view of one, or a tuple, list or dict
-    holding them, becomes a read-only view: backward must not write into a Variable's data through it."""
+    holding them, becomes a read-only view: backward must not write into a Variable's data through it.
+    Returns the positions in arrays of those that an attribute holds."""
     kit = [vars(cls) for cls in type(function).__mro__ if cls.__module__.startswith("varfunc.")]
-    shared = [array for array in arrays if isinstance(array, np.ndarray)]
+    held: set = set()
     fields = vars(function)
     for name, value in list(fields.items()):
         if not any(name in names for names in kit):  # the kit's own fields (to_save, ...) stay
-            fields[name] = _read_only_if_shared(value, shared)
+            fields[name] = _read_only_if_shared(value, arrays, held)
+    return held
 
 
-def _read_only_if_shared(value: Any, shared: list) -> Any:
+def _read_only_if_shared(value: Any, arrays: tuple, held: set) -> Any:
     if isinstance(value, np.ndarray):
-        return read_only_views(value)[0] if any(np.may_share_memory(value, a) for a in shared) else value
+        sharing = [
+            i for i, a in enumerate(arrays) if isinstance(a, np.ndarray) and np.may_share_memory(value, a)
+        ]
+        held.update(sharing)
+        return read_only_views(value)[0] if sharing else value
     if type(value) in (tuple, list):
-        return type(value)(_read_only_if_shared(item, shared) for item in value)
+        return type(value)(_read_only_if_shared(item, arrays, held) for item in value)
     if type(value) is dict:
-        return {key: _read_only_if_shared(item, shared) for key, item in value.items()}
+        return {key: _read_only_if_shared(item, arrays, held) for key, item in value.items()}
     return value
 
 
