@@ -46,7 +46,7 @@ class FunctionHooks:
             by = "" if taken == index else f" by {_hook_owner(taken)}, and its outputs share the names"
             raise VarfuncError(
                 f"a hook named {name!r} is already registered on {self!r}{by}; "
-                f"remove that hook first or choose another name"
+                f"call remove_hook({name!r}) {'there ' if by else ''}first or choose another name"
             )
         self.backward_hooks[name] = (hook, index)
 
