@@ -166,3 +166,41 @@ def test_library_code_replaced_while_the_checks_run_is_not_checked(snapshot, mon
     out = capsys.readouterr().out
     assert "'passed': False" in out and "'not_checked': True" in out
     assert "library code that the checks rely on while the checks ran (numpy.isclose)" in out
+
+
+class _Publisher:
+    def publish(self, data, metadata=None, **kwargs):
+        self.shown = data
+
+
+def test_a_replaced_display_publisher_is_named_and_never_sees_the_verdict(monkeypatch):
+    shell = types.SimpleNamespace(display_pub=_Publisher())
+    monkeypatch.setattr(guard, "_shell", lambda: shell)
+    taken = guard.Snapshot.take()
+    assert taken.replaced() == []
+    seen = []
+    shell.display_pub.publish = lambda data, metadata=None, **kwargs: seen.append(data)
+    assert taken.replaced() == ["get_ipython().display_pub.publish"]
+    taken.show({"text/plain": "verdict"})
+    assert seen == [] and taken.publish.__self__.shown == {"text/plain": "verdict"}  # the kept one
+    del shell.display_pub.publish
+    shell.display_pub = _Publisher()  # another publisher object
+    assert taken.replaced() == ["get_ipython().display_pub.publish"]
+
+
+def test_a_replaced_import_module_is_named_and_the_runner_imports_with_the_kept_one(
+    snapshot, monkeypatch, capsys
+):
+    import importlib
+
+    calls = []
+    real = importlib.import_module
+    monkeypatch.setattr(
+        importlib, "import_module", lambda name, package=None: calls.append(name) or real(name)
+    )
+    assert snapshot.replaced() == ["importlib.import_module"]
+    namespace = {"predicted_a_grad": [3.5, 4.5], "predicted_b_grad": None, "__name__": "__main__"}
+    exec(compile(runner_source("ch02.predict_grad"), "runner", "exec"), namespace)
+    out = capsys.readouterr().out
+    assert "varfunc.grading.hidden" not in calls
+    assert "not checked" in out and "importlib.import_module" in out

@@ -73,5 +73,6 @@ def test_a_hook_name_taken_by_a_sibling_output_says_so():
         VarfuncError, match=r"already registered on Halves\(\) by its output 0, and its outputs share"
     ):
         high.register_hook("h", lambda g: None)
-    with pytest.raises(VarfuncError, match=r"already registered on Halves\(\); call remove_hook\('h'\) first"):
+    taken = r"already registered on Halves\(\); call remove_hook\('h'\) first"
+    with pytest.raises(VarfuncError, match=taken):
         low.register_hook("h", lambda g: None)

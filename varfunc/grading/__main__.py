@@ -12,7 +12,7 @@ def _release(args: argparse.Namespace) -> int:
     from .release import folder_files, release
 
     source, out = Path(args.source), Path(args.out)
-    summaries = release(source, out)
+    summaries = release(source, out, force=args.force)
     for summary in summaries:
         print(summary)
     print(f"released {len(summaries)} notebook(s) into {out}")
@@ -29,7 +29,7 @@ def _release(args: argparse.Namespace) -> int:
 
 def _grade(args: argparse.Namespace) -> int:
     from .batch import grade_class
-    from .options import GradeOptions
+    from .options import GradeOptions, check_kernel
 
     missing = [
         name for name in ("nbformat", "nbclient", "ipykernel") if importlib.util.find_spec(name) is None
@@ -46,6 +46,7 @@ def _grade(args: argparse.Namespace) -> int:
             raise ValueError(f"{path} is a folder; pass the notebooks in it, e.g. {path}/*.ipynb")
         if not path.exists():
             raise FileNotFoundError(f"no submission at {path} (a pattern that matched nothing?)")
+    check_kernel(args.kernel)  # else every submission would get a grader error
     if args.jobs < 1:
         raise ValueError(f"--jobs must be 1 or more (submissions graded at once), not {args.jobs}")
     if Path(args.report).exists() and not Path(args.report).is_dir():
@@ -84,6 +85,11 @@ def parser() -> argparse.ArgumentParser:
     )
     release.add_argument("source", help="a notebook, or a folder of notebooks (the instructor versions)")
     release.add_argument("out", help="the folder to write the student copies into")
+    release.add_argument(
+        "--force",
+        action="store_true",
+        help="overwrite notebooks already in out (a student's work in them is lost)",
+    )
     release.set_defaults(run=_release)
 
     grade = commands.add_parser("grade", help="run submissions in fresh kernels and write score reports")

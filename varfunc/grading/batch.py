@@ -13,7 +13,9 @@ import json
 import multiprocessing
 import os
 import re
+import shutil
 import sys
+import tempfile
 from collections.abc import Iterator
 from multiprocessing.connection import wait
 from multiprocessing.process import BaseProcess
@@ -63,9 +65,20 @@ def up_to_date(path: Path, base: Path, options: GradeOptions) -> dict | None:
 
 
 def grade_and_write(
-    path: Path, base: Path, student: str, options: GradeOptions, fingerprint: str | None = None
+    path: Path,
+    base: Path,
+    student: str,
+    options: GradeOptions,
+    fingerprint: str | None = None,
+    scratch: str | None = None,
 ) -> dict:
-    """Grade one submission and write its reports; an internal failure becomes an entry, not a crash."""
+    """Grade one submission and write its reports; an internal failure becomes an entry, not a crash.
+
+    scratch: a folder for this process's temporary files (the kernel's working folder), which the
+    parent removes even if a submission kills this process before it could.
+    """
+    if scratch is not None:
+        tempfile.tempdir = scratch  # this process grades one submission only
     try:
         report = grade_submission(path, options)
     except Exception as error:  # noqa: BLE001 - one submission never stops the class
@@ -126,14 +139,16 @@ def _graded(todo: list, options: GradeOptions, jobs: int) -> Iterator[dict]:
             path, (base, student) = pending.pop(0)
             base.with_suffix(".json").unlink(missing_ok=True)  # an old report must not pass for the new
             # the run's fingerprint, which the next run compares with, goes into the report
+            scratch = tempfile.mkdtemp(prefix="varfunc-grade-")
             process = context.Process(
-                target=grade_and_write, args=(path, base, student, options, fingerprint)
+                target=grade_and_write, args=(path, base, student, options, fingerprint, scratch)
             )
             process.start()
-            running[process.sentinel] = (process, path, base, student)
+            running[process.sentinel] = (process, path, base, student, scratch)
         for sentinel in wait(list(running)):
-            process, path, base, student = running.pop(sentinel)
+            process, path, base, student, scratch = running.pop(sentinel)
             process.join()
+            shutil.rmtree(scratch, ignore_errors=True)  # left behind by a process killed mid-grading
             yield _report_of(process, path, base, student, options)
 
 

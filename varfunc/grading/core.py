@@ -20,6 +20,7 @@ import numpy as np
 
 from ..errors import InplaceError, ShapeError
 from ..variable import Variable
+from .floats import numpy_defaults
 
 REGISTRY: dict[str, Exercise] = {}
 RAISED = "your code raised an error"  # a verdict's case with nothing to expect, only what was raised
@@ -155,7 +156,8 @@ def evaluate(exercise_id: str, namespace: dict) -> Verdict:
                 ex, False, f"{name} is the kit's own {borrowed}", hint=f"write {name} yourself, in the cell"
             )
     try:
-        ex.run(namespace)
+        with numpy_defaults():  # a notebook's np.seterr(all="raise") must not fail a right answer
+            ex.run(namespace)
     except CheckFailed as failure:
         return Verdict(ex, False, failure.case, failure.expected, failure.got, failure.hint)
     except NotImplementedError as error:

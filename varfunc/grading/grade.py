@@ -289,6 +289,8 @@ def _checked(ex: Exercise, plan: Plan, runs: list[CellRun], options: GradeOption
     verdict = verdict_of(run, ex.id, plan.nonce[ex.id])
     if verdict is None:
         return _entry(ex, "error", f"the checks could not run ({_error_text(run)})")
+    if verdict.get("not_checked"):  # the guard found replaced library code (guard.py): never a pass
+        return _entry(ex, "not_checked", verdict["case"], hint=verdict.get("hint"))
     if verdict["passed"]:
         return _entry(ex, "passed", "all checks passed")
     details = {k: verdict.get(k) for k in ("case", "expected", "got", "hint")}
@@ -300,8 +302,6 @@ def _checked(ex: Exercise, plan: Plan, runs: list[CellRun], options: GradeOption
         return _entry(ex, "crashed", "the kernel died while running your exercise cell (os._exit? a crash?)")
     if solution.status == "error":
         return _entry(ex, "error", f"your exercise cell raised {_error_text(solution)}", **details)
-    if verdict.get("not_checked"):  # the guard found replaced library code (guard.py)
-        return _entry(ex, "not_checked", verdict["case"], hint=verdict.get("hint"))
     # A check in which the answer raised failed it (the reason says so): a wrong answer, not a zero to
     # look at; "error" is kept for a cell that could not run
     return _entry(ex, "failed", verdict["case"], **details)

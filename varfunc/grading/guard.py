@@ -5,11 +5,13 @@ A notebook that replaced one of those (``np.allclose = lambda *a, **k: True``, a
 ``display`` that rewrites verdicts) would pass anything. So the grader's kernel runs a startup file
 (``STARTUP``) before the submission's first cell: it takes a ``Snapshot`` of every function, class
 and method in the watched modules (and of the code and default arguments of each Python function
-among them, NumPy's dispatchers included) and keeps IPython's ``display`` as it was. Before and again
+among them, NumPy's dispatchers included) and keeps IPython's ``display``, the shell's display
+publisher's ``publish`` and ``importlib.import_module`` as they were. Before and again
 after an exercise's checks run, ``Snapshot.replaced()`` lists what the notebook rebound or rewrote
 since, and whether the contents of varfunc's constant tables (``MODERN_NAMES``, ...) changed; if
 anything was, the exercise scores nothing and the report names what was replaced. Verdicts
-are shown with the kept ``display``.
+are published with the kept ``publish`` (a replaced publisher never sees them), and the grader's
+check cell imports the checks with the kept ``import_module``.
 
 This stops one-line shortcuts, not a determined attack on the grader itself (the snapshot lives in
 the same process as the student's code): the README's "What the local grader does not protect
@@ -29,7 +31,13 @@ from typing import Any
 # Modules whose functions, classes and methods the checks rely on (and every loaded submodule of
 # numpy and varfunc, varfunc.grading excepted: the runner imports that afresh anyway).
 WATCHED_ROOTS = ("numpy", "varfunc")
-WATCHED_MODULES = ("builtins", "IPython.display", "IPython.core.display_functions", "ipykernel.zmqshell")
+WATCHED_MODULES = (
+    "builtins",
+    "importlib",  # the grader's check cell imports the checks with importlib.import_module
+    "IPython.display",
+    "IPython.core.display_functions",
+    "ipykernel.zmqshell",
+)
 # Builtins the kernel itself rebinds while a notebook runs: the last results (_, __, ___) and
 # input(), which ipykernel points at the front end for each cell.
 REBOUND_BY_IPYTHON = frozenset({"_", "__", "___", "input"})
@@ -64,9 +72,12 @@ def _watched_modules() -> list[Any]:
 class Snapshot:
     """Every watched module's (and its classes') functions and methods, by name, as they are now."""
 
-    def __init__(self, entries: dict[tuple[str, str], Any], display: Callable) -> None:
+    def __init__(self, entries: dict[tuple[str, str], Any], display: Callable, shell: Any = None) -> None:
         self.entries = entries
         self.display = display
+        self.import_module = importlib.import_module  # the grader's check cell imports the checks with it
+        self.shell = shell
+        self.publish = _publish_of(shell)  # what display() ends in: the shell's display_pub.publish
         self.behaviours = {key: _behaviour(value) for key, value in entries.items()}
         self.tables = _tables()
 
@@ -81,7 +92,14 @@ class Snapshot:
                 for name, value in list(namespace.items()):
                     if _watched(value) and not (module is builtins and name in REBOUND_BY_IPYTHON):
                         entries[(owner, name)] = value
-        return cls(entries, display)
+        return cls(entries, display, _shell())
+
+    def show(self, data: dict) -> None:
+        """Show raw display data (a verdict) with IPython's publisher as it was at the snapshot."""
+        if self.publish is not None:
+            self.publish(data=data, metadata={})
+        else:  # outside a shell (a test): display() prints it
+            self.display(data, raw=True)
 
     def replaced(self) -> list[str]:
         """The watched names that no longer hold what they held when the snapshot was taken."""
@@ -97,6 +115,7 @@ class Snapshot:
                 found.append(f"{owner}.{name}")
             elif not _identical(_behaviour(value), self.behaviours[(owner, name)]):
                 found.append(f"the code or defaults of {owner}.{name}")
+        found += self._publisher_replaced()
         now = _tables()
         found += [
             f"the contents of {owner}.{name}"
@@ -104,6 +123,31 @@ class Snapshot:
             if (owner, name) not in now or now[(owner, name)] != then
         ]
         return sorted(found)
+
+    def _publisher_replaced(self) -> list[str]:
+        """What display() goes through that is not a module's name: the shell and its publisher."""
+        if self.shell is None:
+            return []
+        if _shell() is not self.shell:
+            return ["IPython's shell (InteractiveShell.instance())"]
+        if not _same(_publish_of(self.shell), self.publish):
+            return ["get_ipython().display_pub.publish"]
+        return []
+
+
+def _shell() -> Any:
+    """IPython's running shell (the kernel's), or None outside one."""
+    try:
+        from IPython.core.interactiveshell import InteractiveShell
+    except ImportError:
+        return None
+    return InteractiveShell.instance() if InteractiveShell.initialized() else None
+
+
+def _publish_of(shell: Any) -> Callable | None:
+    """The shell's display publisher's publish (a bound method: it names the publisher too)."""
+    publisher = getattr(shell, "display_pub", None)
+    return getattr(publisher, "publish", None)
 
 
 def _tables() -> dict[tuple[str, str], Any]:

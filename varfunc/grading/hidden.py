@@ -25,7 +25,8 @@ import numpy as np
 from ..function import Function
 from ..variable import Variable
 from .core import RAISED, CheckFailed, Verdict, evaluate, expect_close, expect_equal, lookup, show
-from .guard import GUARD_ENV, Snapshot, kept_snapshot
+from .floats import numpy_defaults
+from .guard import GUARD_ENV, SNAPSHOT_KEY, Snapshot, kept_snapshot
 
 HIDDEN: dict[str, list[Callable[[dict], None]]] = {}
 VERDICT_MIME = "application/vnd.varfunc.verdict+json"
@@ -55,7 +56,8 @@ def evaluate_hidden(exercise_id: str, namespace: dict, hidden_source: str = "") 
         runs.append(lambda ns: _run_hidden_source(hidden_source, ns))
     for run in runs:
         try:
-            run(namespace)
+            with numpy_defaults():  # as evaluate: not the notebook's np.seterr
+                run(namespace)
         except CheckFailed as failure:
             case = f"hidden check: {failure.case}"
             return Verdict(ex, False, case, failure.expected, failure.got, failure.hint)
@@ -88,8 +90,8 @@ def run(
     from IPython.display import display  # only inside a kernel
 
     snapshot = kept_snapshot()
-    if snapshot is not None:
-        display = snapshot.display  # IPython's display as it was before the notebook ran
+    # IPython's publisher as it was before the notebook ran: a replaced one never sees the verdict
+    show = snapshot.show if snapshot is not None else lambda data: display(data, raw=True)
     payload = {
         "exercise": exercise_id,
         "nonce": nonce,
@@ -107,7 +109,7 @@ def run(
     except BaseException as error:  # noqa: BLE001 - the grader reports anything, never stops
         payload.update(case="the checks could not run", got=f"{type(error).__name__}: {error}")
     payload.setdefault("text", f"✘ {exercise_id}: {payload['case']}")
-    display({VERDICT_MIME: payload, "text/plain": payload["text"]}, raw=True)
+    show({VERDICT_MIME: payload, "text/plain": payload["text"]})
 
 
 def _guarded_verdict(
@@ -163,23 +165,27 @@ def runner_source(
 
     The notebook's own ``varfunc.grading`` modules are set aside while the fresh ones run, and put
     back afterwards, so the notebook's later cells see the modules they imported. ``nonce`` is the
-    grader's secret for this check, made at grading time: the verdict must carry it.
+    grader's secret for this check, made at grading time: the verdict must carry it. In the grader's
+    kernel the checks are imported with the ``import_module`` the guard kept before the notebook ran
+    (a notebook that replaced ``importlib.import_module`` cannot hand the cell a fake ``run``).
     """
     files = [str(p) for p in hidden_files]
     call = f"run({exercise_id!r}, globals(), {hidden_source!r}, {files!r}, {nonce!r})"
     return (
         f"{RUNNER_MARK} the checks are imported afresh, so nothing the notebook changed applies\n"
         "import importlib as _vf_importlib, sys as _vf_sys\n"
+        f"_vf_snapshot = _vf_sys.modules.get({SNAPSHOT_KEY!r})\n"
+        "_vf_import = _vf_importlib.import_module if _vf_snapshot is None else _vf_snapshot.import_module\n"
         "_vf_grading = lambda: [n for n in list(_vf_sys.modules) if n.startswith('varfunc.grading')]\n"
         "_vf_saved = {n: _vf_sys.modules.pop(n) for n in _vf_grading()}\n"
         "try:\n"
-        f"    _vf_importlib.import_module('varfunc.grading.hidden').{call}\n"
+        f"    _vf_import('varfunc.grading.hidden').{call}\n"
         "finally:\n"
         "    [_vf_sys.modules.pop(n) for n in _vf_grading()]\n"
         "    _vf_sys.modules.update(_vf_saved)\n"
         "    if 'varfunc.grading' in _vf_saved:\n"
         "        _vf_sys.modules['varfunc'].grading = _vf_saved['varfunc.grading']\n"
-        "    del _vf_importlib, _vf_sys, _vf_grading, _vf_saved\n"
+        "    del _vf_importlib, _vf_sys, _vf_snapshot, _vf_import, _vf_grading, _vf_saved\n"
         # this cell's text (hidden tests, the --hidden paths, the secret) out of IPython's history,
         # where a later cell could read it (In, _i<n>) and put it in its error, into the report
         "    _vf_shell = globals().get('get_ipython', lambda: None)()\n"

@@ -82,6 +82,18 @@ def _check_source(source: Path | None) -> None:
         raise FileNotFoundError(f"--source {source} holds no notebooks (.ipynb): pass the folder that does")
 
 
+def check_kernel(name: str) -> None:
+    """ValueError unless a Jupyter kernel of that name is installed (--kernel), before anything is graded."""
+    from jupyter_client.kernelspec import KernelSpecManager
+
+    known = sorted(KernelSpecManager().find_kernel_specs())
+    if name not in known:
+        raise ValueError(
+            f"--kernel {name!r}: no Jupyter kernel of that name is installed; use one of "
+            f"{', '.join(known) or 'none found'} (jupyter kernelspec list shows them), or leave --kernel out"
+        )
+
+
 def known_chapters() -> list[str]:
     """The ids of the chapters that have exercises (``ch02`` ... ): one check module each."""
     names = (module.name for module in pkgutil.iter_modules([str(Path(__file__).parent)]))

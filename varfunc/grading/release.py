@@ -12,7 +12,13 @@ markers, so the released copies work both with ``python -m varfunc.grading grade
   metadata is kept.
 
 A Markdown file next to the notebooks (a course README) loses every ``<!-- BEGIN INSTRUCTOR ONLY -->``
-... ``<!-- END INSTRUCTOR ONLY -->`` region; other files are copied as they are.
+... ``<!-- END INSTRUCTOR ONLY -->`` region; other files are copied as they are. In Markdown (files and
+cells) a relative link to a file outside the released folder (``../docs/differences.md``) is rewritten
+to lead there from the release folder (``links.py``).
+
+A release never overwrites a notebook already in the release folder (a student's work) unless asked to
+(``--force``), and leaves out of the copy a release folder inside the source folder (this release's
+target, and earlier ones: each holds a ``.varfunc-release`` mark).
 
 Releasing is deterministic: the same source gives the same bytes. A folder is released whole or not
 at all: every notebook is read and released in memory before the first file is written.
@@ -25,9 +31,11 @@ import re
 import shutil
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
+from .links import relinked
 from .notebook import (
     BEGIN_HIDDEN,
     BEGIN_SOLUTION,
@@ -42,6 +50,8 @@ from .notebook import (
 MARKDOWN_STUB = "YOUR ANSWER HERE"
 # Files next to the notebooks that are not copied into a release.
 SKIPPED = {".ipynb_checkpoints", "__pycache__", ".DS_Store"}
+# Written into each release folder: a later release of a folder that holds this one leaves it out.
+RELEASE_MARK = ".varfunc-release"
 
 
 def _region(begin: str, end: str) -> re.Pattern:
@@ -98,8 +108,9 @@ def _stub(cell: Any, source: str) -> str:
     return MARKDOWN_STUB
 
 
-def release_notebook(nb: Any) -> tuple[Any, ReleaseSummary]:
-    """A student copy of a notebook (nbformat node or dict) and a summary of what changed."""
+def release_notebook(nb: Any, relink: Callable[[str], str] | None = None) -> tuple[Any, ReleaseSummary]:
+    """A student copy of a notebook (nbformat node or dict) and a summary of what changed; relink
+    rewrites the Markdown cells' links (see ``links.relinked``)."""
     released = copy.deepcopy(nb)
     released.get("metadata", {}).pop("widgets", None)  # the widgets' saved state: what they showed
     summary = ReleaseSummary(name="")
@@ -112,6 +123,8 @@ def release_notebook(nb: Any) -> tuple[Any, ReleaseSummary]:
             summary.hidden_removed += len(list(_HIDDEN.finditer(source)))
             source = remove_hidden_tests(source).rstrip("\n")
         _refuse_a_marker_left(position, cell, source)
+        if relink is not None and cell["cell_type"] == "markdown":
+            source = relink(source)
         cell["source"] = source
         if cell["cell_type"] == "code":
             summary.outputs_cleared += len(cell.get("outputs", []))
@@ -139,7 +152,7 @@ def _refuse_a_marker_left(position: int, cell: Any, released: str) -> None:
     )
 
 
-def released_text(source: Path) -> tuple[str, ReleaseSummary]:
+def released_text(source: Path, relink: Callable[[str], str] | None = None) -> tuple[str, ReleaseSummary]:
     """The student copy of one notebook file, as the text to write, and its summary (nothing written)."""
     import nbformat  # an optional dependency, needed only here
 
@@ -150,14 +163,14 @@ def released_text(source: Path) -> tuple[str, ReleaseSummary]:
         why = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
         raise ValueError(f"release: {source} is not a readable notebook ({why})") from None
     try:
-        released, summary = release_notebook(nb)
+        released, summary = release_notebook(nb, relink)
     except ValueError as error:
         raise ValueError(f"release: {source}: {error}") from None
     summary.name = source.name
     return nbformat.writes(released) + "\n", summary
 
 
-def released_markdown(source: Path) -> str:
+def released_markdown(source: Path, relink: Callable[[str], str] | None = None) -> str:
     """A Markdown file as the students get it: every instructor-only region removed (nothing written)."""
     released = _INSTRUCTOR.sub("", source.read_text(encoding="utf-8"))
     left = _INSTRUCTOR_MARKER.search(released)
@@ -166,34 +179,53 @@ def released_markdown(source: Path) -> str:
             f"release: {source} keeps the line {left.group(0).strip()!r}: an instructor-only region "
             "without its end marker, or a misspelt marker; the student copy would show what the region hides"
         )
-    return released
+    return relink(released) if relink is not None else released
 
 
-def release_file(source: Path, target: Path) -> ReleaseSummary:
+def release_file(source: Path, target: Path, force: bool = False) -> ReleaseSummary:
     """Release one notebook file into target (a file path); the source is only read."""
-    text, summary = released_text(source)
+    _refuse_to_overwrite([target], force)
+    text, summary = released_text(
+        source, partial(relinked, source_dir=source.parent, target_dir=target.parent, root=source.parent)
+    )
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_text(text, encoding="utf-8")
     return summary
 
 
-def release(source: Path, out: Path) -> list[ReleaseSummary]:
-    """Release a notebook, or every notebook of a folder (other files copied as they are), into out."""
+def release(source: Path, out: Path, force: bool = False) -> list[ReleaseSummary]:
+    """Release a notebook, or every notebook of a folder (other files copied as they are), into out.
+
+    Notebooks already in out are not overwritten (ValueError, nothing written) unless force is true.
+    """
     source, out = Path(source), Path(out)
     if source.is_file():
         target = out / source.name if out.suffix != ".ipynb" else out
         if target.resolve() == source.resolve():
             raise ValueError(f"release: the student copy would overwrite the source notebook {source}")
-        return [release_file(source, target)]
+        _refuse_a_file(target.parent)
+        return [release_file(source, target, force)]
     if not source.is_dir():
         raise FileNotFoundError(f"no notebook or folder at {source}")
     if out.resolve() == source.resolve():
         raise ValueError("the release folder must differ from the source folder (it would overwrite it)")
+    _refuse_a_file(out)
     files = folder_files(source, out)
     _refuse_hidden_check_files([path for path, _ in files if path.suffix == ".py"])
-    notebooks = _release_all([path for path, _ in files if path.suffix == ".ipynb"], released_text)
-    markdown = _release_all([path for path, _ in files if path.suffix == ".md"], released_markdown)
+    _refuse_to_overwrite([target for path, target in files if path.suffix == ".ipynb"], force)
+    targets = dict(files)
+
+    def relink(path: Path) -> Callable[[str], str]:
+        return partial(relinked, source_dir=path.parent, target_dir=targets[path].parent, root=source)
+
+    notebooks = _release_all(
+        [path for path, _ in files if path.suffix == ".ipynb"], lambda p: released_text(p, relink(p))
+    )
+    markdown = _release_all(
+        [path for path, _ in files if path.suffix == ".md"], lambda p: released_markdown(p, relink(p))
+    )
     out.mkdir(parents=True, exist_ok=True)
+    (out / RELEASE_MARK).write_text("made by python -m varfunc.grading release: a release leaves it out\n")
     for path, target in files:
         target.parent.mkdir(parents=True, exist_ok=True)
         if path in notebooks:
@@ -205,20 +237,42 @@ def release(source: Path, out: Path) -> list[ReleaseSummary]:
     return [summary for _, summary in notebooks.values()]
 
 
-def folder_files(source: Path, out: Path) -> list[tuple[Path, Path]]:
+def folder_files(source: Path, out: Path, release_dir: Path | None = None) -> list[tuple[Path, Path]]:
     """(file, where its release goes) for every file of a folder and its subfolders, skipped ones left out.
 
-    Notebooks in subfolders are released too: a copy would hold solutions.
+    Notebooks in subfolders are released too: a copy would hold solutions. Release folders are left
+    out: release_dir (out, this release's folder) and the ones an earlier release marked.
     """
+    release_dir = (release_dir or out).resolve()
     files = []
     for path in sorted(source.iterdir()):
-        if path.name in SKIPPED or path.name.startswith(".") or path.resolve() == out.resolve():
+        if path.name in SKIPPED or path.name.startswith(".") or path.resolve() == release_dir:
             continue
         if path.is_dir():
-            files += folder_files(path, out / path.name)
+            if not (path / RELEASE_MARK).exists():
+                files += folder_files(path, out / path.name, release_dir)
         elif path.suffix == ".ipynb" or path.is_file():  # a notebook that is not a file fails when read
             files.append((path, out / path.name))
     return files
+
+
+def _refuse_a_file(out: Path) -> None:
+    """ValueError when the release folder is a file."""
+    if out.exists() and not out.is_dir():
+        raise ValueError(
+            f"release: {out} is a file, not a folder: pass the folder to write the student copies into"
+        )
+
+
+def _refuse_to_overwrite(targets: list[Path], force: bool) -> None:
+    """ValueError, before any write, when notebooks are already where the student copies go (unless force)."""
+    existing = [str(target) for target in targets if target.exists()]
+    if existing and not force:
+        raise ValueError(
+            f"release: nothing was written: {len(existing)} notebook(s) already there would be "
+            f"overwritten, with any work a student did in them: {', '.join(existing)}; release into "
+            "another folder, or pass --force to overwrite them"
+        )
 
 
 def _refuse_hidden_check_files(paths: list[Path]) -> None:

@@ -1,0 +1,100 @@
+"""Releasing again is safe: notebooks already in the release folder (a student's work) are not
+overwritten without --force, a file is no release folder, release folders inside the source folder
+are left out, and relative links to files outside the source folder still lead there."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+nbformat = pytest.importorskip("nbformat")
+
+from varfunc.grading.__main__ import main  # noqa: E402
+from varfunc.grading.links import relinked  # noqa: E402
+from varfunc.grading.release import release  # noqa: E402
+
+CHAPTER = sorted((Path(__file__).resolve().parents[1] / "notebooks").glob("03_*.ipynb"))[0]
+
+
+def _course(root: Path, markdown: str = "See [the docs](../docs/differences.md).") -> Path:
+    """root/course/ (a chapter with a Markdown cell, a README) and root/docs/differences.md."""
+    (root / "docs").mkdir(parents=True)
+    (root / "docs" / "differences.md").write_text("# Differences\n")
+    source = root / "course"
+    source.mkdir()
+    nb = nbformat.read(CHAPTER, as_version=4)
+    nb.cells.insert(0, nbformat.v4.new_markdown_cell(markdown))
+    nbformat.write(nb, source / CHAPTER.name)
+    (source / "README.md").write_text("[Differences](../docs/differences.md), [chapter](03_x.ipynb)\n")
+    return source
+
+
+def test_releasing_again_does_not_overwrite_a_students_work_without_force(tmp_path, capsys):
+    source = _course(tmp_path)
+    out = tmp_path / "student"
+    assert main(["release", str(source), str(out)]) == 0
+    work = out / CHAPTER.name
+    work.write_text(work.read_text().replace("NotImplementedError", "print('my solution')"))
+    solved = work.read_bytes()
+    capsys.readouterr()
+    assert main(["release", str(source), str(out)]) == 2
+    err = capsys.readouterr().err
+    assert "nothing was written" in err and str(work) in err and "--force" in err
+    assert work.read_bytes() == solved
+    with pytest.raises(ValueError, match="would be overwritten"):
+        release(source / CHAPTER.name, out)  # one notebook too
+    assert main(["release", "--force", str(source), str(out)]) == 0
+    assert work.read_bytes() != solved
+
+
+def test_a_file_as_the_release_folder_is_refused(tmp_path, capsys):
+    source = _course(tmp_path)
+    target = tmp_path / "student.txt"
+    target.write_text("not a folder")
+    for what in (source, source / CHAPTER.name):
+        assert main(["release", str(what), str(target)]) == 2
+        assert "is a file, not a folder" in capsys.readouterr().err
+    assert target.read_text() == "not a folder"
+
+
+def test_release_folders_inside_the_source_folder_are_left_out(tmp_path):
+    source = _course(tmp_path)
+    release(source, source / "student_copy")  # a release into the source folder itself
+    release(source, source / "deeper" / "student_copy")  # and one further down
+    (source / "deeper" / "notes.txt").write_text("kept")
+    release(source, tmp_path / "student")
+    released = {p.relative_to(tmp_path / "student").as_posix() for p in (tmp_path / "student").rglob("*")}
+    assert "student_copy" not in released and "deeper/student_copy" not in released
+    assert {CHAPTER.name, "README.md", "deeper/notes.txt"} <= released
+
+
+def _markdown_cells(path: Path) -> str:
+    return "\n".join(c.source for c in nbformat.read(path, as_version=4).cells if c.cell_type == "markdown")
+
+
+@pytest.mark.parametrize("out", ["student", "a/b/student", "../elsewhere"])
+def test_links_to_files_outside_the_source_folder_still_lead_there(tmp_path, out):
+    source = _course(tmp_path / "checkout")
+    target = (tmp_path / "checkout" / out).resolve()
+    release(source, target)
+    for text in (_markdown_cells(target / CHAPTER.name), (target / "README.md").read_text()):
+        link = text.split("](", 1)[1].split(")", 1)[0]
+        assert (target / link).resolve() == (tmp_path / "checkout" / "docs" / "differences.md").resolve(), (
+            text
+        )
+    assert "[chapter](03_x.ipynb)" in (target / "README.md").read_text()  # within the folder: kept
+
+
+def test_relinked_keeps_web_anchor_and_inside_links_and_rewrites_the_rest(tmp_path):
+    text = (
+        "[a](https://pytorch.org) [b](#top) [c](04_next.ipynb) [d](../README.md#setup 'title') "
+        '<img src="../docs/fig.png">\n[ref]: ../docs/x.md\n'
+    )
+    source, target = tmp_path / "course", tmp_path / "x" / "y"
+    new = relinked(text, source, target, source)
+    assert "[a](https://pytorch.org) [b](#top) [c](04_next.ipynb)" in new
+    assert "[d](../../README.md#setup 'title')" in new
+    assert '<img src="../../docs/fig.png">' in new and "[ref]: ../../docs/x.md" in new
+    elsewhere = tmp_path / "other"  # one level below, as the source: the link works as it is
+    assert relinked("[e](../a.md)", source, elsewhere, source) == "[e](../a.md)"
