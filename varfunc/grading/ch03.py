@@ -10,7 +10,8 @@ import numpy as np
 from ..errors import ShapeError
 from ..function import Function
 from ..variable import Variable
-from .core import CheckFailed, exercise, expect_close, expect_in_place_changes_caught
+from .core import CheckFailed, exercise, expect_close
+from .in_place import expect_in_place_changes_caught
 
 # (shape of a, shape of b): same shapes, a broadcast vector, both broadcast, a 0-d operand, and b
 # both extended with a leading dim and stretched along its size-1 dim (its gradient sums over both).

@@ -14,9 +14,9 @@ from .core import (
     exercise,
     expect_close,
     expect_equal,
-    expect_in_place_changes_caught,
     expect_nodes_independent,
 )
+from .in_place import expect_in_place_changes_caught
 
 # 5 and 15: a forward that switches to a for a > t is right at these points only if t is past 15
 WIDE = np.array([-1000.0, -30.0, -1.0, 0.0, 1.0, 5.0, 15.0, 30.0, 1000.0])

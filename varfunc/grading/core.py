@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import InplaceError, ShapeError
+from ..errors import ShapeError
 from ..variable import Variable
 from .floats import numpy_defaults
 
@@ -326,37 +326,6 @@ def expect_raises(case: str, error: type, call: Callable[[], Any], hint: str = "
     except Exception as other:  # noqa: BLE001
         raise CheckFailed(case, error.__name__, f"{type(other).__name__}: {other}", hint) from None
     raise CheckFailed(case, f"{error.__name__} raised", "no error", hint)
-
-
-IN_PLACE_HINT = (
-    "keep the arrays backward needs with self.save_for_backward(...) and read them back with "
-    "self.saved_tensors: an in-place change to a saved array then raises InplaceError, and backward "
-    "never reads a changed value (an output kept as an attribute, self.y = y, changes with it)"
-)
-
-
-def expect_in_place_changes_caught(
-    name: str, fn: Callable, arrays: list, grads: list, inputs: tuple = (), output_too: bool = False
-) -> None:
-    """Change each input of fn (named by inputs, else input 0, 1, ...), and its output, in place after
-    forward: backward must raise InplaceError or give grads, those of fn's sum at the arrays as they were."""
-    names = list(inputs or (f"input {i}" for i in range(len(arrays))))
-    for changed, what in enumerate(names + (["the output"] if output_too else [])):
-        leaves = [Variable(array.copy()) for array in arrays]
-        middle = [leaf * 1.0 for leaf in leaves]  # intermediate Variables, so they may be changed in place
-        out = fn(*middle)
-        (middle + [out])[changed].add_(1.0)
-        try:
-            out.sum().backward()
-        except InplaceError as error:  # caught: right, unless by the kit's watch on attributes (dirty.py)
-            if "as an attribute" in str(error):
-                raise CheckFailed(
-                    f"{name}: {what} kept", "save_for_backward", "self.a = a", IN_PLACE_HINT
-                ) from None
-            continue
-        for input_name, leaf, expected in zip(names, leaves, grads):
-            case = f"{name}: {what} changed in place after forward, then backward: gradient for {input_name}"
-            expect_close(case, leaf.grad, expected, IN_PLACE_HINT, rtol=1e-4, atol=1e-6)
 
 
 def expect_nodes_independent(name: str, fn: Callable, first: list, second: list, grads_of: Callable) -> None:
