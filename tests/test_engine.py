@@ -244,3 +244,25 @@ def test_event_log_shows_a_leafs_gradient_before_its_hooks_as_documented():
     (accumulated,) = [e for e in log.events if e.kind == "accumulated"]
     assert accumulated.details["grad_output"][0].tolist() == [3.0, 3.0]  # what the engine handed over
     assert x.grad.tolist() == [6.0, 6.0]  # what the hook made of it
+
+
+class DetailCounter:
+    """A recorder that counts the items in every tuple, list and dict the engine hands it."""
+
+    def __init__(self) -> None:
+        self.items = 0
+
+    def record(self, kind: str, function: object, **details: object) -> None:
+        self.items += sum(len(v) for v in details.values() if isinstance(v, (tuple, list, dict)))
+
+
+def test_a_recorder_costs_the_size_of_the_graph_not_its_square():
+    """No event copies the ready stack: after Concat's backward, n leaves wait on it at once."""
+
+    def items_told(n: int) -> int:
+        counter = DetailCounter()
+        vf.cat([Variable(np.ones(1)) for _ in range(n)], 0).sum().backward(recorder=counter)
+        return counter.items
+
+    small, large = items_told(200), items_told(800)
+    assert large <= 4.5 * small  # 4x the leaves: 4x the items; the stack copied per event made it 16x

@@ -6,6 +6,8 @@ import pytest
 import varfunc as vf
 from varfunc.engine import EventLog, ExecutionEngine
 from varfunc.viz import RendererUnavailable, available_renderers, replay_order, trace
+from varfunc.viz.graph import GraphView
+from varfunc.viz.replay import Recording
 
 
 def small():
@@ -203,3 +205,42 @@ def test_save_frames_as_pictures(tmp_path, format):
     else:
         assert first[:8] == b"\x89PNG\r\n\x1a\n"
     assert open(paths[16], "rb").read() != first  # the frames differ from step to step
+
+
+@pytest.mark.parametrize("order", ["stack", "fifo"])
+def test_a_wide_graphs_ready_list_is_rebuilt_from_pushes_and_pops(order):
+    xs = {f"a{i}": vf.Variable(np.ones(1)) for i in range(10)}
+    recording = trace(vf.cat(list(xs.values()), 0).sum(), order=order, params=xs)
+    ready_at_pops = [line.split("; ready: ")[1] for line in recording.lines if " pop " in line]
+    assert ready_at_pops[:2] == ["-", "-"]  # Sum, then Concat: nothing else is ready yet
+    if order == "stack":  # the last leaf pushed runs first
+        assert recording.visit_order[2:] == [f"a{i}" for i in range(9, -1, -1)]
+        assert ready_at_pops[2] == "a8, a7, a6, a5, a4, a3, a2, a1, (+1 more)"
+        assert ready_at_pops[3] == "a7, a6, a5, a4, a3, a2, a1, a0"
+    else:
+        assert recording.visit_order[2:] == [f"a{i}" for i in range(10)]
+        assert ready_at_pops[2] == "a1, a2, a3, a4, a5, a6, a7, a8, (+1 more)"
+        assert ready_at_pops[3] == "a2, a3, a4, a5, a6, a7, a8, a9"
+    assert ready_at_pops[-1] == "-"
+    box = next(s for s in recording.frame_source(-1).splitlines() if s.startswith("\tready ["))
+    assert "(empty)" in box
+
+
+def test_events_replayed_in_another_engines_order_are_refused():
+    x = vf.Variable(np.array([2.0]))
+    y = vf.Variable(np.array([3.0]))
+    loss = (x * 2) * 3 + (y + 1) * 4  # stack and queue visit it in different orders
+    view = GraphView(loss)
+    log = EventLog()
+    loss.backward(engine=ExecutionEngine("fifo"), recorder=log)
+    with pytest.raises(ValueError, match="pass the order of the engine that recorded these events"):
+        Recording(view, log.events, "stack")
+    assert Recording(view, log.events, "fifo").visit_order == [
+        "Add#6",
+        "MulConstant#2",
+        "MulConstant#5",
+        "MulConstant#1",
+        "AddConstant#4",
+        "Leaf#0",
+        "Leaf#3",
+    ]

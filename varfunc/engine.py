@@ -86,7 +86,9 @@ class ExecutionEngine:
 
         recorder.record(kind, function, **details) is called at every step. The arrays in details
         stay the engine's: later sums go into them and a Leaf may keep one as .grad, so a recorder
-        copies what it keeps (EventLog does).
+        copies what it keeps (EventLog does). No event lists the whole ready stack, which would make
+        recording grow as the square of a wide graph: "popped" takes one off it, "became_ready" puts
+        one on, and the root with the seed is on it before the first pop.
         """
         root = variable.creator
         dependencies = self._compute_dependencies(root)
@@ -103,7 +105,7 @@ class ExecutionEngine:
         while ready:
             fn, grad_output = take_next()
             if recorder is not None:
-                recorder.record("popped", fn, grad_output=tuple(grad_output), ready=_names(ready))
+                recorder.record("popped", fn, grad_output=tuple(grad_output))
             # Asked before backward runs: a hook may remove itself, and what it saw it may keep.
             promised = fn.backward_makes_new_arrays and not fn.backward_hooks
             grad_input = fn._do_backward(*grad_output)
@@ -139,12 +141,7 @@ class ExecutionEngine:
                         prev_fn,
                         buffer=tuple(buffer),
                         remaining=list(dependencies[prev_fn]),
-                        ready=_names(ready),
                     )
-
-
-def _names(ready: deque) -> tuple:
-    return tuple(fn for fn, _ in ready)
 
 
 class EngineEvent(NamedTuple):

