@@ -97,3 +97,24 @@ def test_item_assignment_is_refused():
 def test_inplace_mul_by_variable_is_refused():
     with pytest.raises(TypeError, match="mul_"):
         V(2).clone().mul_(V(2))
+
+
+@pytest.mark.parametrize(
+    "call, words",
+    [
+        (lambda x: x + None, ["add: got None", "forget to return"]),
+        (lambda x: None - x, ["rsub: got None", "forget to return"]),
+        (lambda x: x * "a", ["mul: got 'a'"]),
+        (lambda x: x.mm(1j), ["mm: got 1j"]),
+        (lambda x: x @ {1: 2}, ["matmul: got {1: 2}"]),
+        (lambda x: x / object(), ["div: got an instance of object"]),
+    ],
+)
+def test_an_operand_that_is_not_data_is_named_with_its_op(call, words):
+    x = V(2, 2)
+    with pytest.raises(DTypeError) as caught:
+        call(x)
+    message = str(caught.value)
+    assert all(w in message for w in words), message
+    assert "0x" not in message and "takes a Variable, a NumPy array" in message
+    assert x.creator.requires_grad and x.data.tolist() == [[1.0, 1.0], [1.0, 1.0]]

@@ -9,6 +9,7 @@ an array is wrapped as a Variable that needs no grad. Names ending in ``_`` work
 from __future__ import annotations
 
 import numbers
+import sys
 from typing import Any
 
 from . import functions as F
@@ -23,13 +24,32 @@ def _number(x: Any) -> Any:
     return python_number(x) if isinstance(x, numbers.Real) else None  # a Fraction becomes a float
 
 
+def _not_an_operand(op: str, other: Any) -> DTypeError:
+    """The error for x + None, x * "a" or x.mm(1j): which op, what it got, what it takes."""
+    shown = repr(other)
+    if len(shown) > 40 or " at 0x" in shown:  # no memory addresses in what a student reads
+        shown = f"an instance of {type(other).__name__}"
+    forgot = " (did a function forget to return its result?)" if other is None else ""
+    return DTypeError(
+        f"{op}: got {shown} as the other operand{forgot}; it takes a Variable, a NumPy array, a "
+        "(nested) list of numbers or a real number"
+    )
+
+
 class VariableMethods:
     """Operators and tensor methods, mixed into Variable."""
 
     __slots__ = ()
 
     def _as_variable(self, other: Any) -> Any:
-        return other if isinstance(other, VariableMethods) else self._constant(other)
+        if isinstance(other, VariableMethods):
+            return other
+        try:
+            return self._constant(other)
+        except DTypeError:
+            if isinstance(other, (list, tuple)) or hasattr(other, "dtype"):
+                raise  # the error is about what the container or array holds: it says so
+            raise _not_an_operand(sys._getframe(1).f_code.co_name.strip("_"), other) from None
 
     # --- arithmetic ------------------------------------------------------------------------------
 
