@@ -26,7 +26,7 @@ CORE = {
     "operators",
     "modern",
 }
-OUTER = {"viz", "nn", "optim", "data", "grading", "train", "inference", "lab"}
+OUTER = {"viz", "nn", "optim", "data", "grading", "train", "fit_checks", "inference", "lab"}
 
 
 def module_name(path: Path) -> str:

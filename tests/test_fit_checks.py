@@ -154,3 +154,24 @@ def test_evaluate_refuses_no_rows():
     X, y, model, _ = spiral_problem()
     with pytest.raises(ValueError, match="evaluate: X has no rows"):
         evaluate(model, X[:0], y[:0], nn.cross_entropy)
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")  # NumPy warns on the 0 / 0
+def test_a_batch_whose_targets_are_all_ignored_is_named_as_a_cause_of_a_nan_loss():
+    """Before: fit said to lower the learning rate or look for inf/nan in the inputs: neither is it."""
+    X = np.random.default_rng(0).standard_normal((6, 2))
+    y = np.array([0, 1, -100, -100, 2, 1])  # the second batch of 2 holds ignored rows only
+    nn.manual_seed(0)
+    model = nn.Linear(2, 3, dtype=np.float64)
+    batches = data.Minibatches(X, y, batch_size=2, shuffle=False)
+    with pytest.raises(FloatingPointError, match=r"at step 2; .*every target of this batch is ignored"):
+        fit(model, nn.cross_entropy, optim.SGD(model.parameters(), lr=0.1), batches, progress=False)
+
+
+def test_weights_that_are_no_longer_finite_are_named_as_the_cause():
+    X, y = np.ones((4, 2)), np.zeros(4, dtype=np.int64)
+    model = nn.Linear(2, 2, dtype=np.float64)
+    model.weight.data[0, 0] = np.inf
+    batches = [(Variable(X), y)]  # made by hand: fit tries no arrays before the first step
+    with np.errstate(all="ignore"), pytest.raises(FloatingPointError, match="weights are no longer finite"):
+        fit(model, nn.cross_entropy, optim.SGD(model.parameters(), lr=0.1), batches, progress=False)

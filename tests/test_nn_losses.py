@@ -86,7 +86,7 @@ def test_loss_modules_and_accuracy():
     assert nn.NLLLoss()(x, labels).item() == pytest.approx(nn.nll_loss(x, labels).item())
     assert "reduction='mean'" in repr(nn.MSELoss())
     assert nn.accuracy(np.array([[0.1, 0.9], [0.8, 0.2], [0.3, 0.7]]), labels) == 1.0
-    assert nn.accuracy(np.array([[2.0], [-1.0], [-3.0]]), labels) == pytest.approx(2 / 3)
+    assert nn.accuracy(np.array([[2.0], [-1.0], [-3.0]]), labels, threshold=0.0) == pytest.approx(2 / 3)
 
 
 @pytest.mark.oracle
@@ -116,22 +116,31 @@ def test_losses_match_torch():
 
 def test_accuracy_takes_one_logit_per_row_in_either_shape():
     labels = np.array([1, 0, 1])
-    assert nn.accuracy(np.array([2.0, -1.0, -3.0]), labels) == pytest.approx(2 / 3)
-    assert nn.accuracy(np.array([[2.0], [-1.0], [-3.0]]), labels) == pytest.approx(2 / 3)
+    assert nn.accuracy(np.array([2.0, -1.0, -3.0]), labels, threshold=0.0) == pytest.approx(2 / 3)
+    assert nn.accuracy(np.array([[2.0], [-1.0], [-3.0]]), labels, threshold=0.0) == pytest.approx(2 / 3)
     with pytest.raises(
         ShapeError, match=r"accuracy: scores of shape \(3, 2\) give 3 predictions but there are 2"
     ):
         nn.accuracy(np.zeros((3, 2)), np.array([0, 1]))
 
 
-def test_one_probability_per_row_is_cut_at_one_half_as_a_sigmoid_model_needs():
+def test_one_score_per_row_is_cut_where_the_caller_says_never_by_a_guess_from_the_values():
     labels = np.array([1, 0, 0, 1])
     probabilities = np.array([[0.9], [0.2], [0.45], [0.6]])  # a Sigmoid's outputs: all in [0, 1]
-    assert nn.accuracy(probabilities, labels) == 1.0  # cut at 0 they would all be class 1: 0.5
-    assert nn.classes_from_scores(probabilities).tolist() == [1, 0, 0, 1]
-    assert nn.classes_from_scores(np.array([0.9, -0.2, 0.45, 3.0])).tolist() == [1, 0, 1, 1]  # logits
+    assert nn.accuracy(probabilities, labels, threshold=0.5) == 1.0  # cut at 0 they would all be 1
+    assert nn.classes_from_scores(probabilities, threshold=0.5).tolist() == [1, 0, 0, 1]
+    overshoot = np.vstack([probabilities, [[1.02]]])  # trained toward 0/1 with mse: one row above 1
+    assert nn.classes_from_scores(overshoot, threshold=0.5).tolist() == [1, 0, 0, 1, 1]  # the rest stay
+    assert nn.classes_from_scores(np.array([0.9, -0.2, 0.45, 3.0]), threshold=0.0).tolist() == [1, 0, 1, 1]
     assert nn.classes_from_scores(np.array([[0.2, 0.7, 0.1]])).tolist() == [1]
+    for read in (nn.classes_from_scores, lambda s: nn.accuracy(s, labels)):
+        with pytest.raises(
+            ValueError, match=r"one score per row \(shape \(4, 1\)\) .* threshold=0.5 .* threshold=0.0"
+        ):
+            read(probabilities)
+    with pytest.raises(ValueError, match=r"accuracy: threshold is for one score per row; .* 3 per row"):
+        nn.accuracy(np.eye(3), [0, 1, 2], threshold=0.5)
     model = nn.Sequential(nn.Linear(2, 1), nn.Sigmoid())
     X = np.random.default_rng(0).standard_normal((50, 2)).astype(np.float32)
     p = model(Variable(X)).data[:, 0]
-    assert nn.accuracy(model(Variable(X)), (p > 0.5).astype(np.int64)) == 1.0
+    assert nn.accuracy(model(Variable(X)), (p > 0.5).astype(np.int64), threshold=0.5) == 1.0

@@ -176,3 +176,19 @@ def test_a_loss_module_checks_its_reduction_when_made():
     for make in (lambda: nn.MSELoss(reduction="x"), lambda: nn.CrossEntropyLoss(reduction="avg")):
         with pytest.raises(ValueError, match=r"Loss: reduction must be one of \('mean', 'sum', 'none'\)"):
             make()
+
+
+@pytest.mark.parametrize("name", ["model.pt", "model", "weights.npz"])
+def test_save_writes_the_name_it_is_given_and_load_reads_it(tmp_path, name):
+    """Before: np.savez added .npz to model.pt, and load('model.pt') found no file."""
+    model = TwoLayer()
+    nn.save(model, tmp_path / name)
+    assert [p.name for p in tmp_path.iterdir()] == [name]
+    assert list(nn.load(tmp_path / name)) == list(model.state_dict())
+
+
+def test_pickling_a_model_says_how_to_save_one():
+    import pickle
+
+    with pytest.raises(TypeError, match=r"for a model .*nn.save\(model, path\)"):
+        pickle.dumps(TwoLayer())

@@ -234,7 +234,7 @@ def test_a_non_finite_loss_stops_fit_before_the_step():
     model = nn.Linear(2, 1)
     before = [p.data.copy() for p in model.parameters()]
     batches = [(Variable(X), Variable(y))]  # made by hand: fit tries no arrays before the first step
-    with pytest.raises(FloatingPointError, match="at step 1"):
+    with pytest.raises(FloatingPointError, match="at step 1; this batch.s inputs hold inf or nan"):
         fit(model, nn.mse_loss, optim.SGD(model.parameters(), lr=0.1), batches, progress=False)
     for p, b in zip(model.parameters(), before):
         np.testing.assert_array_equal(p.data, b)
@@ -285,6 +285,8 @@ def test_predict_classes_reads_one_score_per_row_as_accuracy_does():
     model = OneScorePerRow()
     logits = model(Variable(X)).data
     assert logits.min() < 0 < logits.max()  # logits, not probabilities
-    predicted = predict_classes(model, X)
+    predicted = predict_classes(model, X, threshold=0.0)
     assert predicted.tolist() == (logits > 0).astype(int).tolist()  # 5 predictions, not one argmax
-    assert nn.accuracy(model(Variable(X)), predicted) == 1.0
+    assert nn.accuracy(model(Variable(X)), predicted, threshold=0.0) == 1.0
+    with pytest.raises(ValueError, match=r"predict_classes: one score per row .* threshold=0.5"):
+        predict_classes(model, X)

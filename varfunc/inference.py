@@ -17,7 +17,7 @@ from .backend import to_device
 from .data.loader import as_arrays
 from .errors import ShapeError
 from .nn import Module
-from .nn.losses import classes_from_scores
+from .nn.losses import _classes
 from .variable import Variable
 
 
@@ -89,23 +89,35 @@ def _one_value(loss: Any, where: str) -> float:
     return float(loss.item())
 
 
-def predict_classes(model: Module, X: Any) -> np.ndarray:
-    """The class the model picks for each row of X (nn.classes_from_scores), without building a graph."""
+def predict_classes(model: Module, X: Any, threshold: float | None = None) -> np.ndarray:
+    """The class the model picks for each row of X (nn.classes_from_scores), without building a graph.
+
+    threshold: for a model with one output per row, 0.5 for a probability, 0.0 for a logit.
+    """
     (x,) = _for_model(model, X)
     if x.ndim < 2:
         raise ShapeError(
-            f"predict_classes: X must hold one row per sample, got shape {x.shape}; for one sample "
-            "pass X.reshape(1, -1)"
+            f"predict_classes: X must hold one row per sample, got shape {x.shape}; for one sample of "
+            "several features pass X.reshape(1, -1), for many samples of one feature X.reshape(-1, 1)"
         )
     with _eval_mode(model):  # Dropout off, as in evaluate: the same X gives the same classes
         output = model(Variable(x, volatile=True))
-    return classes_from_scores(to_device(output.data, "cpu"))
+    return _classes(to_device(output.data, "cpu"), threshold, "predict_classes")
 
 
 def plot_decision_boundary(
-    model: Module, X: Any, y: Any, ax: Any = None, resolution: int = 200, margin: float = 0.25
+    model: Module,
+    X: Any,
+    y: Any,
+    ax: Any = None,
+    resolution: int = 200,
+    margin: float = 0.25,
+    threshold: float | None = None,
 ) -> Any:
-    """Colour the plane by the class the model predicts and scatter the 2-D points (X, y) on top."""
+    """Colour the plane by the class the model predicts and scatter the 2-D points (X, y) on top.
+
+    threshold: for a model with one output per row, as in predict_classes.
+    """
     import matplotlib.pyplot as plt  # lazy: only plotting needs matplotlib
 
     X = np.asarray(to_device(X.data if isinstance(X, Variable) else X, "cpu"))
@@ -120,7 +132,7 @@ def plot_decision_boundary(
     lo, hi = X.min(axis=0) - margin, X.max(axis=0) + margin
     gx, gy = np.meshgrid(np.linspace(lo[0], hi[0], resolution), np.linspace(lo[1], hi[1], resolution))
     grid = np.stack([gx.ravel(), gy.ravel()], axis=1)  # floats, whatever X holds (cast to the model's)
-    classes = predict_classes(model, grid).reshape(gx.shape)
+    classes = predict_classes(model, grid, threshold).reshape(gx.shape)
     n_classes = int(max(classes.max(), y.max())) + 1
     ax.contourf(gx, gy, classes, levels=np.arange(n_classes + 1) - 0.5, cmap="coolwarm", alpha=0.3)
     # the points' colours on the regions' scale: class k is the same colour in both

@@ -23,9 +23,15 @@ from typing import Any
 import numpy as np
 
 from .data import Minibatches
-from .data.loader import as_arrays
-from .engine import ExecutionEngine
-from .errors import ShapeError
+from .fit_checks import (
+    array_pair,
+    check_connected,
+    check_optimizer,
+    finite_before_training,
+    no_batches,
+    not_finite,
+    positive_int,
+)
 from .inference import (  # noqa: F401 - evaluate, predict_classes and the plot are varfunc.train's too
     _evaluate,
     _in_model_dtype,
@@ -36,15 +42,16 @@ from .inference import (  # noqa: F401 - evaluate, predict_classes and the plot 
     predict_classes,
 )
 from .nn import Module, default_rng
-from .variable import Variable
 
 
 @dataclass
 class History:
     """What fit() saw: the loss of every step, and per-epoch averages and metrics.
 
-    ``losses[i]`` is the loss of step i; ``epoch_losses[e]`` the mean over epoch e, each step
-    weighted by its batch's rows (so a short last batch counts for what it holds);
+    ``losses[i]`` is the loss of step i; ``epoch_losses[e]`` the mean of epoch e's step losses, each
+    weighted by its batch's rows (so a short last batch counts for what it holds): the loss over the
+    epoch's rows for a loss that is a plain mean over rows, the default, but not for reduction='sum',
+    class weights or ignore_index, whose batch losses are not per-row means;
     ``metrics['accuracy'][e]`` a metric on the training data after epoch e, and ``val_metrics`` the
     same on the validation data (with 'loss' among them). ``epoch_ends[e]`` is the number of steps
     taken when epoch e ended, ``val_ends`` the same for each epoch that was validated (a fit call
@@ -93,88 +100,11 @@ class History:
         return f"History(steps={self.steps}, epochs={len(self.epoch_losses)}, last loss={last}{extra})"
 
 
-def _is_array(a: Any) -> bool:
-    """An array, a Variable or a list of numbers (X.tolist()); a batch (x, y) is a tuple or holds arrays."""
-    if hasattr(a, "shape"):
-        return True
-    return isinstance(a, list) and not any(isinstance(v, tuple) or getattr(v, "ndim", 0) > 0 for v in a)
-
-
-def _array_pair(data: Any, name: str) -> tuple | None:
-    """(X, y) as arrays when data holds arrays (a tuple, a list, Minibatches); None for batches."""
-    parts = data.arrays if isinstance(data, Minibatches) else data
-    if not isinstance(parts, (tuple, list)) or not parts or not all(_is_array(a) for a in parts):
-        return None
-    if len(parts) != 2:
-        raise ValueError(
-            f"fit: {name} is a {type(data).__name__} of {len(parts)} arrays; give the pair (X, y) "
-            "(or, for train_data, an iterable of (x, y) batches)"
-        )
-    X, y = as_arrays(parts)
-    if X.ndim == 0 or y.ndim == 0 or len(X) != len(y):
-        raise ShapeError(
-            f"fit: the arrays of {name} have shapes {X.shape} and {y.shape}; "
-            "X and y need the same number of rows, one per sample"
-        )
-    if len(X) == 0:
-        raise ValueError(f"fit: {name} has no rows (shapes {X.shape} and {y.shape}); give at least one")
-    return X, y
-
-
-def _check_optimizer(model: Module, optimizer: Any) -> None:
-    """Refuse what is no optimizer, or one that holds none of the model's parameters (it would train
-    nothing)."""
-    if not (callable(getattr(optimizer, "zero_grad", None)) and callable(getattr(optimizer, "step", None))):
-        raise TypeError(
-            f"fit: optimizer must have zero_grad() and step(), got {type(optimizer).__name__}; "
-            "make one for the model: optim.SGD(model.parameters(), lr=...)"
-        )
-    params = list(model.parameters())
-    held = {id(p) for group in getattr(optimizer, "param_groups", ()) for p in group["params"]}
-    if params and held and not any(id(p) in held for p in params):
-        raise ValueError(
-            f"fit: the optimizer holds {len(held)} parameter(s), none of them the model's, so training "
-            "would change nothing; make it for this model: optim.SGD(model.parameters(), lr=...)"
-        )
-
-
-def _check_connected(loss: Variable, optimizer: Any) -> None:
-    """Refuse a loss whose graph reaches none of the optimizer's parameters (loss_fn cut it from the
-    model, e.g. with Variable(output.data)): backward would leave them as they are, and so would fit."""
-    params = {id(p) for group in getattr(optimizer, "param_groups", ()) for p in group["params"]}
-    reached = ExecutionEngine()._compute_dependencies(loss.creator)  # what backward will call
-    if any(id(getattr(fn, "variable", None)) in params for fn in reached):  # a Leaf's Variable
-        return
-    if params:
-        raise ValueError(
-            "fit: the loss does not depend on any parameter the optimizer holds, so no step would "
-            "change them; compute the loss from model(x) itself (not from a new Variable of its .data)"
-        )
-
-
 def _rows(x: Any) -> int:
     """The samples in a batch's input: its rows (a tuple of inputs: the first one's)."""
     if isinstance(x, tuple):
         x = x[0]
     return len(x) if getattr(x, "ndim", 1) else 1
-
-
-def _positive_int(name: str, value: Any) -> None:
-    """Refuse what cannot count epochs, steps or rows (a bool, a float, 0) before fit changes anything."""
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise TypeError(f"fit: {name} must be an int, got {value!r} ({type(value).__name__})")
-    if value < 1:
-        raise ValueError(f"fit: {name} must be at least 1, got {value}")
-
-
-def _no_batches(batches: Any) -> str:
-    """Why train_data gives no batches, in words, for the error fit raises."""
-    if isinstance(batches, Minibatches):
-        return (
-            f"train_data gives no batches: {batches.n_samples} rows, batch_size={batches.batch_size}, "
-            f"drop_last={batches.drop_last}; give more rows, a smaller batch_size or drop_last=False"
-        )
-    return f"train_data ({type(batches).__name__}) gives no batches; give at least one (x, y) batch"
 
 
 def fit(
@@ -215,18 +145,18 @@ def fit(
     ``history``: a History to add this run to (a new one by default). Pass one you hold to keep
     what a run saw when it is interrupted, or to continue one curve over several fit calls.
     """
-    _positive_int("epochs", epochs)
+    positive_int("epochs", epochs)
     if batch_size is not None:
-        _positive_int("batch_size", batch_size)
+        positive_int("batch_size", batch_size)
     if max_steps is not None:
-        _positive_int("max_steps", max_steps)
+        positive_int("max_steps", max_steps)
     if history is not None and not isinstance(history, History):
         raise TypeError(f"fit: history must be a History (from an earlier fit), got {type(history).__name__}")
     if stop_loss is not None and (isinstance(stop_loss, bool) or not isinstance(stop_loss, (int, float))):
         raise TypeError(f"fit: stop_loss must be a number (e.g. 1e-3), got {stop_loss!r}")
     if callback is not None and not callable(callback):
         raise TypeError(f"fit: callback must be a function callback(step, loss), got {callback!r}")
-    _check_optimizer(model, optimizer)
+    check_optimizer(model, optimizer)
     if isinstance(loss_fn, type):  # nn.CrossEntropyLoss, not nn.CrossEntropyLoss()
         raise TypeError(
             f"fit: loss_fn is the class {loss_fn.__name__}; pass an instance, {loss_fn.__name__}(), or a "
@@ -234,13 +164,13 @@ def fit(
         )
     val_arrays = None
     if val_data is not None:
-        val_arrays = None if isinstance(val_data, Minibatches) else _array_pair(val_data, "val_data")
+        val_arrays = None if isinstance(val_data, Minibatches) else array_pair(val_data, "val_data")
         if val_arrays is None:
             raise TypeError(
                 f"fit: val_data must be an (X, y) pair of arrays, got {type(val_data).__name__}; "
                 "pass val_data=(X_val, y_val)"
             )
-    train_arrays = _array_pair(train_data, "train_data")
+    train_arrays = array_pair(train_data, "train_data")
     if hasattr(train_data, "shape"):  # an array or a Variable: its rows would be taken for (x, y) batches
         raise TypeError("fit: train_data is one array; pass the pair (X, y), or batches of (x, y)")
     if train_arrays is None and (isinstance(train_data, (dict, str)) or not hasattr(train_data, "__iter__")):
@@ -280,7 +210,7 @@ def fit(
     except TypeError:
         per_epoch = None
     if per_epoch == 0:
-        raise ValueError(f"fit: {_no_batches(batches)}")
+        raise ValueError(f"fit: {no_batches(batches)}")
     history = History() if history is None else history
     first_step = history.steps
     total = per_epoch * epochs if per_epoch is not None else None
@@ -298,12 +228,9 @@ def fit(
                 loss = loss_fn(model(x), y)
                 value = _one_value(loss, "fit")
                 if history.steps == first_step:  # once: a loss cut from the model trains nothing
-                    _check_connected(loss, optimizer)
+                    check_connected(loss, optimizer)
                 if not math.isfinite(value):  # before the step: the weights that gave it stay to inspect
-                    raise FloatingPointError(
-                        f"fit: the loss became {value} at step {history.steps + 1}; lower the learning "
-                        "rate or check the inputs for inf/nan (the model keeps the weights that gave it)"
-                    )
+                    raise not_finite(value, history.steps + 1, model, x)
                 loss.backward()
                 optimizer.step()
                 history.losses.append(value)
@@ -321,7 +248,7 @@ def fit(
                     stop = True
                     break
             if not epoch_count:  # an iterable without len() that ran dry
-                raise ValueError(f"fit: epoch {epoch + 1}: {_no_batches(batches)}")
+                raise ValueError(f"fit: epoch {epoch + 1}: {no_batches(batches)}")
             results = _epoch_metrics(model, loss_fn, train_arrays, val_arrays, metrics)
             _record_epoch(history, epoch_sum / epoch_count, *results)
             if stop:
@@ -341,20 +268,12 @@ def _epoch_metrics(model, loss_fn, train_arrays, val_arrays, metrics, trial=Fals
     if (metrics or trial) and train_arrays is not None:
         train = _evaluate(model, *train_arrays, loss_fn if trial else None, metrics, where)
         if trial:
-            _finite_before_training(train.pop("loss"), "training data")  # the epochs': the steps' mean
+            finite_before_training(train.pop("loss"), "training data")  # the epochs': the steps' mean
     if val_arrays is not None:
         val = _evaluate(model, *val_arrays, loss_fn, metrics, where)
         if trial:
-            _finite_before_training(val["loss"], "val_data")
+            finite_before_training(val["loss"], "val_data")
     return train, val
-
-
-def _finite_before_training(loss: float, data: str) -> None:
-    if not math.isfinite(loss):
-        raise FloatingPointError(
-            f"fit: the loss on the {data} is {loss} before the first step; look for inf or nan in its "
-            "rows (np.isfinite(X).all()) or for a model that gives them"
-        )
 
 
 def _record_epoch(history: History, epoch_loss: float, train: dict, val: dict) -> None:

@@ -338,7 +338,8 @@ class Variable(VariableMethods, ShapeMethods, VariableOperators, ModernVariableN
     def __reduce_ex__(self, protocol: Any) -> Any:
         raise TypeError(
             "a Variable cannot be pickled (its graph is not data); pickle its array, x.data, and "
-            "wrap it again with Variable(...) after loading"
+            "wrap it again with Variable(...) after loading; for a model (its parameters are "
+            "Variables): nn.save(model, path), then model.load_state_dict(nn.load(path))"
         )
 
     def __deepcopy__(self, memo: dict) -> Variable:

@@ -1,14 +1,15 @@
-"""varfunc.nn: a small torch.nn of 2017 (Module, Linear, Sequential, activations, Dropout, losses).
+"""varfunc.nn: a small torch.nn of 2017 (Module, Linear, Sequential, activations, Dropout, losses),
+with ModuleList and ModuleDict from later torch.nn.
 
 Importing it loads only NumPy and the core; the training helper (varfunc.train) imports tqdm and
 matplotlib only inside the functions that need them.
 """
 
+from .containers import ModuleDict, ModuleList, Sequential
 from .layers import (
     Dropout,
     Linear,
     ReLU,
-    Sequential,
     Sigmoid,
     Tanh,
     default_rng,
@@ -36,6 +37,8 @@ __all__ = [
     "Linear",
     "MSELoss",
     "Module",
+    "ModuleDict",
+    "ModuleList",
     "NLLLoss",
     "Parameter",
     "ReLU",

@@ -1,9 +1,8 @@
-"""Layers: Linear (with 2017's default initialisation), Sequential, the activations and Dropout."""
+"""Layers: Linear (with 2017's default initialisation), the activations and Dropout."""
 
 from __future__ import annotations
 
 import math
-from collections import OrderedDict
 from typing import Any
 
 import numpy as np
@@ -103,53 +102,6 @@ class Linear(Module):
         return (
             f"in_features={self.in_features}, out_features={self.out_features}, bias={self.bias is not None}"
         )
-
-
-class Sequential(Module):
-    """Modules applied one after the other: Sequential(Linear(2, 8), ReLU(), Linear(8, 1)).
-
-    Also takes an OrderedDict of named Modules. Index it (model[0]), iterate it, take its len().
-    """
-
-    def __init__(self, *modules: Any) -> None:
-        super().__init__()
-        if len(modules) == 1 and isinstance(modules[0], OrderedDict):
-            for name, module in modules[0].items():
-                self.add_module(name, module)
-        else:
-            for index, module in enumerate(modules):
-                self.add_module(str(index), module)
-
-    def forward(self, input: Any) -> Any:
-        for name, module in self._modules.items():
-            try:
-                input = module(input)
-            except ShapeError as error:  # say where in the model the shapes stopped fitting
-                raise ShapeError(f"{type(self).__name__} layer ({name}): {error}") from error
-        return input
-
-    def __getitem__(self, index: int) -> Module:
-        if isinstance(index, slice):  # the layers keep their names, as in torch: "2.weight" stays
-            return Sequential(OrderedDict(list(self._modules.items())[index]))
-        modules = list(self._modules.values())
-        if isinstance(index, bool) or not isinstance(index, (int, np.integer)):
-            raise TypeError(
-                f"Sequential: index it with an int or a slice (model[0], model[:2]), got {index!r}"
-            )
-        if not -len(modules) <= index < len(modules):
-            raise IndexError(f"Sequential: index {index} is out of range for {len(modules)} modules")
-        return modules[index]
-
-    def __len__(self) -> int:
-        return len(self._modules)
-
-    def __iter__(self) -> Any:
-        return iter(self._modules.values())
-
-    def append(self, module: Module) -> Sequential:
-        """Add a module at the end."""
-        self.add_module(str(len(self)), module)
-        return self
 
 
 def _expect_a_variable(module: Module, input: Any) -> None:

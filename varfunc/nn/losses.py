@@ -294,23 +294,40 @@ def _uniform_target_loss(log_probs: Variable, nll: functions.NLLLoss, class_weig
     return kept.sum() if nll.reduction == "sum" else kept.sum() / nll.kept_weight()
 
 
-def classes_from_scores(scores: np.ndarray) -> np.ndarray:
-    """The class each row's scores pick: the largest; one score per row picks 1 or 0 (two classes).
+def classes_from_scores(scores: np.ndarray, threshold: float | None = None) -> np.ndarray:
+    """The class each row's scores pick: the largest; one score per row: 1 above threshold, else 0.
 
-    One score per row (shape (N,) or (N, 1)) is a binary classifier's: a logit, cut at 0, or, when
-    every value lies in [0, 1], a probability (a Sigmoid's output), cut at 0.5, as torchmetrics reads it.
+    One score per row (shape (N,) or (N, 1)) is a binary classifier's, and only its maker knows what
+    it is: pass threshold=0.5 for a probability (a Sigmoid's output, or a model trained toward 0/1
+    targets with mse_loss), threshold=0.0 for a logit. It is not guessed from the values (torchmetrics
+    reads them as probabilities when all lie in [0, 1]): one row above 1 would change every other row.
     """
+    return _classes(scores, threshold, "classes_from_scores")
+
+
+def _classes(scores: np.ndarray, threshold: float | None, op: str) -> np.ndarray:
     if scores.ndim == 1 or (scores.ndim == 2 and scores.shape[1] == 1):
-        scores = scores.reshape(-1)
-        probabilities = scores.size > 0 and scores.min() >= 0 and scores.max() <= 1
-        return (scores > (0.5 if probabilities else 0.0)).astype(np.int64)
+        if threshold is None:
+            raise ValueError(
+                f"{op}: one score per row (shape {scores.shape}) is 1 or 0 only by a threshold: pass "
+                "threshold=0.5 if it is a probability (a Sigmoid's output, or trained toward 0/1 with "
+                "mse_loss), threshold=0.0 if it is a logit; in fit's metrics: "
+                "{'accuracy': lambda out, y: nn.accuracy(out, y, threshold=0.5)}"
+            )
+        return (scores.reshape(-1) > threshold).astype(np.int64)
+    if threshold is not None:
+        raise ValueError(
+            f"{op}: threshold is for one score per row; these scores have {scores.shape[-1]} per row "
+            f"(shape {scores.shape}), and the largest picks the class"
+        )
     return scores.argmax(axis=-1)
 
 
-def accuracy(input: Any, target: Any) -> float:
+def accuracy(input: Any, target: Any, threshold: float | None = None) -> float:
     """The fraction of rows whose predicted class is the target (a metric, not differentiable).
 
-    The predicted class is the largest score's; for one score per row, see classes_from_scores.
+    The predicted class is the largest score's; one score per row needs a threshold (see
+    classes_from_scores).
     """
     scores, labels = _on_cpu(input), _on_cpu(target)
     if scores.dtype.kind not in "biuf" or labels.dtype.kind not in "biuf":
@@ -322,7 +339,7 @@ def accuracy(input: Any, target: Any) -> float:
         raise ShapeError(
             "accuracy: the scores are one number; pass one row of scores per sample, (N, C) or (N,)"
         )
-    predicted = classes_from_scores(scores)
+    predicted = _classes(scores, threshold, "accuracy")
     if labels.size != predicted.size:
         raise ShapeError(
             f"accuracy: scores of shape {scores.shape} give {predicted.size} predictions but there are "

@@ -7,6 +7,7 @@ Everything else (``parameters()``, ``state_dict()``, ``to(device)``) walks those
 
 from __future__ import annotations
 
+import warnings
 from collections import OrderedDict
 from collections.abc import Iterator, Mapping
 from typing import Any, NamedTuple
@@ -41,6 +42,24 @@ class IncompatibleKeys(NamedTuple):
 
     missing_keys: list[str]
     unexpected_keys: list[str]
+
+
+def _holds_modules(value: Any) -> bool:
+    """A plain list, tuple or dict with a Module in it: the Module would not be registered."""
+    if isinstance(value, dict):
+        value = value.values()
+    elif not isinstance(value, (list, tuple)):
+        return False
+    return any(isinstance(v, Module) for v in value)
+
+
+def _unregistered(owner: Module, name: str, value: Any) -> str:
+    container = "ModuleDict({...})" if isinstance(value, dict) else "ModuleList([...])"
+    return (
+        f"{type(owner).__name__}.{name}: the Modules in this {type(value).__name__} are not registered, "
+        "so parameters(), state_dict(), train()/eval() and the optimizer will not see them; "
+        f"assign an nn.{container} instead"
+    )
 
 
 class Module:
@@ -89,6 +108,8 @@ class Module:
             self._parameters.pop(name, None)
             self._modules[name] = value
         else:
+            if _holds_modules(value):
+                warnings.warn(_unregistered(self, name, value), stacklevel=2)
             self._parameters.pop(name, None)
             self._modules.pop(name, None)
             object.__setattr__(self, name, value)
@@ -188,14 +209,18 @@ class Module:
 
     # --- training helpers ------------------------------------------------------------------------
 
-    def zero_grad(self) -> None:
+    def zero_grad(self, set_to_none: bool = False) -> None:
         """Set every gradient that exists to zero, in place (2017's ``if p.grad is not None: zero_()``).
 
         Only those a backward made: reading ``.grad`` would make zeros that an optimizer then steps
-        on (weight decay, Adam's counters) for a parameter no backward reached.
+        on (weight decay, Adam's counters) for a parameter no backward reached. set_to_none=True
+        (today's PyTorch's default) drops them instead, and an optimizer skips a parameter without one.
         """
+        check_flag("zero_grad", "set_to_none", set_to_none)
         for param in self.parameters():
-            if param._grad is not None:
+            if set_to_none:
+                param.grad = None
+            elif param._grad is not None:
                 param._grad[...] = 0
 
     def train(self, mode: bool = True) -> Module:
@@ -329,7 +354,11 @@ class Module:
 
 
 def save(obj: Any, path: Any) -> None:
-    """Save a Module's parameters (or a state dict of arrays) to a .npz file, names as keys."""
+    """Save a Module's parameters (or a state dict of arrays) in NumPy's .npz format, names as keys.
+
+    The file gets the name given, as torch.save names it (np.savez would add ``.npz``), so
+    ``load(path)`` finds it under the same name.
+    """
     state = obj.state_dict() if isinstance(obj, Module) else obj
     arrays = OrderedDict()
     for name, value in state.items():
@@ -340,7 +369,8 @@ def save(obj: Any, path: Any) -> None:
                 "only (save a Module or its state_dict())"
             )
         arrays[name] = to_device(value, "cpu")
-    np.savez(path, **arrays)
+    with open(path, "wb") as file:
+        np.savez(file, **arrays)
 
 
 def load(path: Any) -> OrderedDict:

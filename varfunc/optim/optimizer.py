@@ -8,7 +8,7 @@ import numbers
 from collections.abc import Iterable
 from typing import Any
 
-from ..backend import device_of, get_array_module, is_array, to_device
+from ..backend import check_flag, device_of, get_array_module, is_array, to_device
 from ..errors import DeviceError, DTypeError, ShapeError
 from ..variable import Variable
 
@@ -168,14 +168,18 @@ class Optimizer:
                     )
         return trained
 
-    def zero_grad(self) -> None:
+    def zero_grad(self, set_to_none: bool = False) -> None:
         """Set every gradient that exists to zero, in place (PyTorch's zero_grad(set_to_none=False)).
 
         A frozen parameter's too, as in torch: a gradient kept through frozen steps would be stepped
-        on once the parameter is unfrozen.
+        on once the parameter is unfrozen. set_to_none=True (today's PyTorch's default) drops them
+        instead, so that a step skips a parameter no backward reached since.
         """
+        check_flag("zero_grad", "set_to_none", set_to_none)
         for param in self._params():
-            if param._grad is not None:
+            if set_to_none:
+                param.grad = None
+            elif param._grad is not None:
                 param._grad[...] = 0
 
     def step(self) -> None:

@@ -1,0 +1,172 @@
+"""Containers of Modules: Sequential runs them in turn; ModuleList and ModuleDict only hold them.
+
+A Module registers what is assigned to it one attribute at a time, so layers kept in a plain list
+or dict are not the model's: parameters(), state_dict() and eval() never see them. These
+containers are Modules whose children are the layers, as in torch.nn.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+import numpy as np
+
+from ..errors import ShapeError
+from .module import Module
+
+
+class _ModuleSequence(Module):
+    """What Sequential and ModuleList share: Modules named "0", "1", ... in order."""
+
+    def _at(self, index: Any) -> Module:
+        """The Module at a position (model[-1] too), or a clear error."""
+        modules = list(self._modules.values())
+        if isinstance(index, bool) or not isinstance(index, (int, np.integer)):
+            raise TypeError(
+                f"{type(self).__name__}: index it with an int or a slice (model[0], model[:2]), got {index!r}"
+            )
+        if not -len(modules) <= index < len(modules):
+            raise IndexError(
+                f"{type(self).__name__}: index {index} is out of range for {len(modules)} modules"
+            )
+        return modules[index]
+
+    def __len__(self) -> int:
+        return len(self._modules)
+
+    def __iter__(self) -> Iterator[Module]:
+        return iter(self._modules.values())
+
+    def append(self, module: Module) -> Any:
+        """Add a module at the end."""
+        self.add_module(str(len(self)), module)
+        return self
+
+
+class Sequential(_ModuleSequence):
+    """Modules applied one after the other: Sequential(Linear(2, 8), ReLU(), Linear(8, 1)).
+
+    Also takes an OrderedDict of named Modules. Index it (model[0]), iterate it, take its len().
+    """
+
+    def __init__(self, *modules: Any) -> None:
+        super().__init__()
+        if len(modules) == 1 and isinstance(modules[0], OrderedDict):
+            for name, module in modules[0].items():
+                self.add_module(name, module)
+        else:
+            for index, module in enumerate(modules):
+                self.add_module(str(index), module)
+
+    def forward(self, input: Any) -> Any:
+        for name, module in self._modules.items():
+            try:
+                input = module(input)
+            except ShapeError as error:  # say where in the model the shapes stopped fitting
+                raise ShapeError(f"{type(self).__name__} layer ({name}): {error}") from error
+        return input
+
+    def __getitem__(self, index: int | slice) -> Module:
+        if isinstance(index, slice):  # the layers keep their names, as in torch: "2.weight" stays
+            return Sequential(OrderedDict(list(self._modules.items())[index]))
+        return self._at(index)
+
+
+class ModuleList(_ModuleSequence):
+    """A list of Modules that the model owns (their parameters are its own); it has no forward.
+
+    ``self.layers = nn.ModuleList([nn.Linear(4, 4) for _ in range(3)])``, then in forward:
+    ``for layer in self.layers: x = layer(x)``. Index, iterate, append, extend, insert, assign.
+    """
+
+    def __init__(self, modules: Iterable[Module] | None = None) -> None:
+        super().__init__()
+        self.extend(modules or ())
+
+    def forward(self, *input: Any) -> Any:
+        raise NotImplementedError(
+            "ModuleList only holds Modules and has no forward(); call its layers in your Module's "
+            "forward (for layer in self.layers: x = layer(x)), or use nn.Sequential"
+        )
+
+    def __getitem__(self, index: int | slice) -> Any:
+        if isinstance(index, slice):
+            return ModuleList(list(self._modules.values())[index])
+        return self._at(index)
+
+    def __setitem__(self, index: int, module: Module) -> None:
+        self._at(index)  # the same errors as reading it
+        self.add_module(str(index % len(self)), module)
+
+    def extend(self, modules: Iterable[Module]) -> ModuleList:
+        """Add these modules at the end, in order."""
+        for module in modules:
+            self.append(module)
+        return self
+
+    def insert(self, index: int, module: Module) -> None:
+        """Put module before position index; the ones after it move up one (and are renamed)."""
+        modules = list(self._modules.values())
+        modules.insert(index, module)
+        self._modules.clear()
+        self.extend(modules)
+
+
+class ModuleDict(Module):
+    """Modules by name, owned by the model: ``self.heads = nn.ModuleDict({"age": ..., "size": ...})``.
+
+    Look up (``self.heads["age"]``), assign, delete, test with ``in``; keys(), values(), items()
+    keep the order in which the names were added.
+    """
+
+    def __init__(self, modules: dict[str, Module] | None = None) -> None:
+        super().__init__()
+        self.update(modules or {})
+
+    def forward(self, *input: Any) -> Any:
+        raise NotImplementedError(
+            "ModuleDict only holds Modules and has no forward(); call the one you need in your "
+            "Module's forward (self.heads['age'](x))"
+        )
+
+    def __getitem__(self, name: str) -> Module:
+        if name not in self._modules:
+            raise KeyError(f"ModuleDict has no module {name!r}; it has {list(self._modules)}")
+        return self._modules[name]
+
+    def __setitem__(self, name: str, module: Module) -> None:
+        if not isinstance(name, str):
+            raise TypeError(f"ModuleDict: names are strings, got {name!r}")
+        self.add_module(name, module)
+
+    def __delitem__(self, name: str) -> None:
+        self[name]  # the same error as reading a name that is not there
+        del self._modules[name]
+
+    def __contains__(self, name: str) -> bool:
+        return name in self._modules
+
+    def __len__(self) -> int:
+        return len(self._modules)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._modules)
+
+    def keys(self) -> Any:
+        """The names, in the order they were added."""
+        return self._modules.keys()
+
+    def values(self) -> Any:
+        """The Modules, in the order they were added."""
+        return self._modules.values()
+
+    def items(self) -> Any:
+        """(name, Module) pairs, in the order they were added."""
+        return self._modules.items()
+
+    def update(self, modules: dict[str, Module]) -> None:
+        """Add (or replace) the modules of a dict or of (name, Module) pairs."""
+        for name, module in dict(modules).items():
+            self[name] = module
