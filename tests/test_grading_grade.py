@@ -286,7 +286,7 @@ def test_reports_and_the_class_summary_are_written(graded):
     assert saved["score"] == 3 and saved["sha256"]
     markdown = (report_dir / "wrong_gradient" / NAME).with_suffix(".md").read_text()
     assert "wrong_gradient, ch03: 3 / 6 points" in markdown and "## What failed" in markdown
-    with open(report_dir / "summary.csv", newline="") as f:
+    with open(report_dir / "summary.csv", newline="", encoding="utf-8-sig") as f:
         rows = {row["student"]: row for row in csv.DictReader(f)}
     assert set(rows) == set(graded["reports"])
     assert (

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ast
 import json
+import secrets
 from pathlib import Path
 
 import pytest
@@ -172,8 +173,8 @@ LEAKS_THE_HISTORY = (  # every earlier cell that ran the grader's runner, and th
 @pytest.mark.slow  # starts a Jupyter kernel
 def test_hidden_tests_regions_and_hidden_check_files_count_and_stay_hidden(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)  # both given as relative paths, as in the README: the kernels run elsewhere
-    nonces, token_hex = [], grade.secrets.token_hex
-    monkeypatch.setattr(grade.secrets, "token_hex", lambda n: nonces.append(token_hex(n)) or nonces[-1])
+    nonces, token_hex = [], secrets.token_hex
+    monkeypatch.setattr(secrets, "token_hex", lambda n: nonces.append(token_hex(n)) or nonces[-1])
     source = Path("source")
     source.mkdir()
     nb = nbformat.read(SOURCE, as_version=4)

@@ -28,8 +28,10 @@ def _release(args: argparse.Namespace) -> int:
 
 
 def _grade(args: argparse.Namespace) -> int:
-    from .batch import grade_class
+    from .batch import SUMMARY, grade_class
     from .options import GradeOptions, check_kernel
+    from .report import summary_rows
+    from .stopping import Stopped
 
     missing = [
         name for name in ("nbformat", "nbclient", "ipykernel") if importlib.util.find_spec(name) is None
@@ -59,16 +61,29 @@ def _grade(args: argparse.Namespace) -> int:
         hidden_files=tuple(Path(p) for p in args.hidden),
         kernel_name=args.kernel,
     )
-    results = grade_class(
-        [Path(p) for p in args.submissions],
-        Path(args.report),
-        options,
-        jobs=args.jobs,
-        resume=not args.force,
-        progress=not args.no_progress,
-    )
+    try:
+        results = grade_class(
+            [Path(p) for p in args.submissions],
+            Path(args.report),
+            options,
+            jobs=args.jobs,
+            resume=not args.force,
+            progress=not args.no_progress,
+        )
+    except KeyboardInterrupt as stop:  # Ctrl-C, or SIGTERM (Stopped): nothing is left running
+        print(
+            f"stopped: the reports written so far are kept in {args.report}; run the same command "
+            "again to resume where it stopped",
+            file=sys.stderr,
+        )
+        return 143 if isinstance(stop, Stopped) else 130
     graded = [r for r in results if not r.get("resumed")]
     print(f"graded {len(graded)} submission(s), {len(results) - len(graded)} unchanged since the last run;")
+    rows = summary_rows(Path(args.report) / SUMMARY)
+    print(
+        f"summary.csv lists {rows} submission(s), every report in {args.report}, "
+        f"{len(graded)} of them graded in this run"
+    )
     print(f"reports in {args.report} (summary.csv, and a .json, .md and .html per submission)")
     return 0
 

@@ -4,7 +4,9 @@ Each submission is graded in a process of its own, so a submission that kills it
 costs only its own grade (reported as a grader error, and tried again by the next run).
 
 Each submission's reports are written as soon as it is graded; a later run skips every submission
-whose JSON report holds the same file hash and grader settings (``--force`` grades all again).
+whose JSON report holds the same file hash and grader settings (``--force`` grades all again), and
+the class summary lists every report in the folder. A run stopped half-way (Ctrl-C, SIGTERM) leaves
+no process, kernel or scratch folder behind (``stopping.py``).
 """
 
 from __future__ import annotations
@@ -12,42 +14,39 @@ from __future__ import annotations
 import json
 import multiprocessing
 import os
-import re
 import shutil
 import sys
 import tempfile
 from collections.abc import Iterator
+from contextlib import closing
 from multiprocessing.connection import wait
 from multiprocessing.process import BaseProcess
 from pathlib import Path
 
 from .grade import digest, failed_report, grade_submission
+from .names import student_of
 from .options import GradeOptions
-from .report import write_reports, write_summary
+from .report import class_reports, write_reports, write_summary
+from .stopping import obey_the_parent, stop_on_sigterm, stop_processes
 
 SUMMARY = "summary.csv"
-CHAPTER_FILE = re.compile(r"\d\d_")  # a chapter's file name: 03_functions_and_the_forward_graph
 
 
 def report_bases(paths: list[Path], report_dir: Path) -> dict[Path, tuple[Path, str]]:
     """{submission: (report path without suffix, student)}, the folders below a common root kept.
 
-    The student is the first folder below the root (``submissions/alice/03_x.ipynb``); with none, the
-    file's name (``alice.ipynb``), unless it is a chapter's (``alice/03_x.ipynb`` alone), whose folder
-    names its student.
+    The student comes from the folders below the root and the file's name (``names.py`` has the
+    rules): ``section1/alice`` for ``section1/alice/03_x.ipynb``, ``Alice Smith`` for Moodle's
+    ``Alice Smith_123456_assignsubmission_file_/03_x.ipynb``, ``smithalice`` for Canvas's
+    ``smithalice_123456_7891011_03_x.ipynb``, ``alice`` for ``alice.ipynb`` or for ``alice/03_x.ipynb``
+    graded alone.
     """
     resolved = [Path(p).resolve() for p in paths]
     root = Path(os.path.commonpath([p.parent for p in resolved])) if resolved else Path()
     bases = {}
     for path, full in zip(paths, resolved):
         relative = full.relative_to(root)
-        if len(relative.parts) > 1:
-            student = relative.parts[0]
-        elif CHAPTER_FILE.match(relative.stem):  # one student's chapters, graded in their folder
-            student = full.parent.name
-        else:
-            student = relative.stem
-        bases[Path(path)] = (report_dir / relative.with_suffix(""), student)
+        bases[Path(path)] = (report_dir / relative.with_suffix(""), student_of(relative, root))
     return bases
 
 
@@ -77,7 +76,8 @@ def grade_and_write(
     scratch: a folder for this process's temporary files (the kernel's working folder), which the
     parent removes even if a submission kills this process before it could.
     """
-    if scratch is not None:
+    if scratch is not None:  # a grading process of grade_class
+        obey_the_parent(scratch)  # Ctrl-C is the parent's; SIGTERM ends the kernel too
         tempfile.tempdir = scratch  # this process grades one submission only
     try:
         report = grade_submission(path, options)
@@ -134,22 +134,27 @@ def _graded(todo: list, options: GradeOptions, jobs: int) -> Iterator[dict]:
     context = _context()
     fingerprint = options.fingerprint()
     pending, running = list(todo), {}
-    while pending or running:
-        while pending and len(running) < jobs:
-            path, (base, student) = pending.pop(0)
-            base.with_suffix(".json").unlink(missing_ok=True)  # an old report must not pass for the new
-            # the run's fingerprint, which the next run compares with, goes into the report
-            scratch = tempfile.mkdtemp(prefix="varfunc-grade-")
-            process = context.Process(
-                target=grade_and_write, args=(path, base, student, options, fingerprint, scratch)
-            )
-            process.start()
-            running[process.sentinel] = (process, path, base, student, scratch)
-        for sentinel in wait(list(running)):
-            process, path, base, student, scratch = running.pop(sentinel)
-            process.join()
-            shutil.rmtree(scratch, ignore_errors=True)  # left behind by a process killed mid-grading
-            yield _report_of(process, path, base, student, options)
+    try:
+        while pending or running:
+            while pending and len(running) < jobs:
+                path, (base, student) = pending.pop(0)
+                base.with_suffix(".json").unlink(missing_ok=True)  # an old report must not pass for the new
+                # the run's fingerprint, which the next run compares with, goes into the report
+                scratch = tempfile.mkdtemp(prefix="varfunc-grade-")
+                process = context.Process(
+                    target=grade_and_write, args=(path, base, student, options, fingerprint, scratch)
+                )
+                process.start()
+                running[process.sentinel] = (process, path, base, student, scratch)
+            for sentinel in wait(list(running)):
+                process, path, base, student, scratch = running.pop(sentinel)
+                process.join()
+                shutil.rmtree(scratch, ignore_errors=True)  # left behind by a process killed mid-grading
+                yield _report_of(process, path, base, student, options)
+    finally:  # stopped half-way (Ctrl-C, SIGTERM, the caller's error): nothing may be left running
+        stop_processes((process, scratch) for process, _, _, _, scratch in running.values())
+        for _, _, base, _, _ in running.values():
+            base.with_suffix(".json.partial").unlink(missing_ok=True)
 
 
 def grade_class(
@@ -161,7 +166,12 @@ def grade_class(
     resume: bool = True,
     progress: bool = True,
 ) -> list[dict]:
-    """Grade every submission (jobs at a time), write its reports and the class summary.csv."""
+    """Grade every submission (jobs at a time), write its reports and the class summary.csv.
+
+    The summary lists every submission with a JSON report in report_dir, graded in this run or an
+    earlier one (one row each). Ctrl-C or SIGTERM (raised as ``stopping.Stopped``) ends the grading
+    processes and their kernels, removes their folders and raises; the next run resumes there.
+    """
     options = options or GradeOptions()
     report_dir = Path(report_dir)
     bases = report_bases(list(paths), report_dir)
@@ -173,14 +183,22 @@ def grade_class(
         else:
             todo.append((path, (base, student)))
     bar = _progress(len(todo), progress)
-    for report in _graded(todo, options, jobs):
-        reports.append(report)
+    try:
+        with stop_on_sigterm(), closing(_graded(todo, options, jobs)) as graded:
+            for report in graded:
+                reports.append(report)
+                _show(report, bar, progress)
+    finally:  # also when stopped half-way: the summary holds the reports written so far
         if bar is not None:
-            bar.update(1)
-            bar.set_postfix_str(f"{report.get('student', '')}: {report['score']}/{report['max_score']}")
-        elif progress:
-            print(f"graded {report['submission']}: {report['score']}/{report['max_score']}", file=sys.stderr)
-    if bar is not None:
-        bar.close()
-    write_summary(reports, report_dir / SUMMARY)
+            bar.close()
+        write_summary(class_reports(report_dir, reports), report_dir / SUMMARY)
     return reports
+
+
+def _show(report: dict, bar: object, progress: bool) -> None:
+    """One more submission graded: on the progress bar, or as a line on stderr."""
+    if bar is not None:
+        bar.update(1)
+        bar.set_postfix_str(f"{report.get('student', '')}: {report['score']}/{report['max_score']}")
+    elif progress:
+        print(f"graded {report['submission']}: {report['score']}/{report['max_score']}", file=sys.stderr)

@@ -2,8 +2,9 @@
 
 Used by the grader (``grade.py``): the kernel first takes the guard's snapshot of the libraries
 (``guard.py``); an endless loop is interrupted at the cell's time limit; a kernel
-that dies (``os._exit``, a crash) or stays stuck after the interrupt is restarted and the cells that
-ran before are replayed (their state, not their outputs), so the cells after it still run.
+that dies (``os._exit``, a crash), is shut down by the notebook (IPython's ``exit()``) or stays stuck
+after the interrupt is restarted and the cells that ran before are replayed (their state, not their
+outputs), so the cells after it still run.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 import copy
 import json
 import os
+import signal
 import subprocess
 import tempfile
 import time
@@ -25,6 +27,8 @@ from .notebook import source_of
 
 MAX_RESTARTS = 3
 TIMEOUT_ERROR = "CellTimeoutError"
+EXIT_CALL = "exit()"  # the ename of a cell that called IPython's exit() or quit(): the kernel shuts down
+_CLIENTS: list = []  # the clients whose kernels this process runs now (kill_kernels ends them)
 
 
 @dataclass
@@ -56,6 +60,17 @@ def _client(nb: Any, workdir: Path, kernel_name: str, replies: dict) -> Any:
         record_timing=False,
         on_cell_executed=on_executed,
     )
+
+
+def kill_kernels() -> None:
+    """Kill the kernels this process runs, with all they started (a grading process told to stop)."""
+    for client in list(_CLIENTS):
+        group = getattr(getattr(client.km, "provisioner", None), "pgid", None)  # set once it launched
+        if group and hasattr(os, "killpg"):
+            try:
+                os.killpg(group, signal.SIGKILL)
+            except OSError:
+                pass
 
 
 def _kernel_env(workdir: Path) -> dict[str, str]:
@@ -94,6 +109,7 @@ def execute(
         replies: dict[int, dict] = {}
         client = _client(work, workdir, kernel_name, replies)
         restart, current = False, position
+        _CLIENTS.append(client)
         try:
             with client.setup_kernel(env=_kernel_env(workdir), stderr=subprocess.DEVNULL):
                 for current in range(position):  # replay what ran before a restart (state only)
@@ -110,11 +126,14 @@ def execute(
                         runs[position] = _outcome(replies.get(position, {}), work["cells"][position])
                         if runs[position].status == "timeout":
                             restart = not _responds(client, work, replies)
+                        restart = restart or runs[position].ename == EXIT_CALL  # it is shutting down
                     position += 1
         except DeadKernelError:
             runs[current] = CellRun("died", "DeadKernelError", "the kernel died while running this cell")
             position = max(position, current + 1)
             restart = True
+        finally:
+            _CLIENTS.remove(client)
         if not restart:
             break
         restarts += 1
@@ -134,11 +153,19 @@ def _responds(client: Any, work: Any, replies: dict) -> bool:
 
 def _outcome(reply: dict, cell: Any) -> CellRun:
     outputs = list(cell.get("outputs", []))
+    if any(_asks_to_exit(payload) for payload in reply.get("payload") or []):
+        # exit() raises nothing: the cell goes on, then the kernel stops (in Jupyter too)
+        return CellRun("died", EXIT_CALL, "called exit() or quit(), which shuts the kernel down", outputs)
     if reply.get("ename") == TIMEOUT_ERROR:
         return CellRun("timeout", TIMEOUT_ERROR, "ran past its time limit", outputs)
     if reply.get("status") == "error":
         return CellRun("error", reply.get("ename", ""), str(reply.get("evalue", ""))[:500], outputs)
     return CellRun("ok", outputs=outputs)
+
+
+def _asks_to_exit(payload: Any) -> bool:
+    """True for the payload of exit() or quit(), not of exit(keep_kernel=True)."""
+    return isinstance(payload, dict) and payload.get("source") == "ask_exit" and not payload.get("keepkernel")
 
 
 def _is_runner(cell: Any) -> bool:

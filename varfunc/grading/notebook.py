@@ -111,19 +111,14 @@ def read_notebook(data: bytes) -> tuple[Any, str]:
 
 
 def cell_index(nb: Any) -> tuple[dict[str, list[int]], list[str]]:
-    """({grade_id: [cell positions]}, problems) for every cell carrying nbgrader metadata."""
+    """({grade_id: [cell positions]}, problems) for every cell carrying nbgrader metadata (problems:
+    damaged metadata)."""
     found: dict[str, list[int]] = {}
     for position, cell in enumerate(nb["cells"]):
         grade_id = nbgrader_meta(cell).get("grade_id")
         if grade_id:
             found.setdefault(grade_id, []).append(position)
-    problems = [
-        f"cell {grade_id!r} appears {len(where)} times (a copied cell?): the exercise cell just before "
-        "its check cell is graded"
-        for grade_id, where in found.items()
-        if len(where) > 1
-    ]
-    problems += [
+    problems = [  # copies of a cell are named by the grader's plan (plan.py), which knows the one graded
         f"{cell_name(position)} has damaged nbgrader metadata (not a mapping): it counts as an ordinary cell"
         for position, cell in enumerate(nb["cells"])
         if damaged_nbgrader_meta(cell)

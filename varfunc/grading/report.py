@@ -1,5 +1,5 @@
 """The reports of a graded submission: JSON (for tools), Markdown and HTML (for people), and the
-class summary CSV (one row per submission, the points of every exercise)."""
+class summary CSV (one row per submission with a report in the folder, the points of every exercise)."""
 
 from __future__ import annotations
 
@@ -129,15 +129,39 @@ def write_reports(report: dict, base: Path) -> None:
 
 
 PLAIN = ("passed", "failed", "not_solved")  # the statuses an exercise's points say all about
+REPORT_KEYS = {"submission", "status", "score", "max_score", "exercises", "problems"}
+
+
+def saved_reports(report_dir: Path) -> list[dict]:
+    """Every submission's JSON report in report_dir and its subfolders (other JSON files left out)."""
+    reports = []
+    for path in sorted(Path(report_dir).rglob("*.json")):
+        try:
+            report = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        if isinstance(report, dict) and REPORT_KEYS <= set(report):
+            reports.append(report)
+    return reports
+
+
+def class_reports(report_dir: Path, this_run: list[dict]) -> list[dict]:
+    """One report per submission: those saved in report_dir, this run's where both have one."""
+    by_submission = {r["submission"]: r for r in saved_reports(report_dir)}
+    by_submission.update({r["submission"]: r for r in this_run})
+    return list(by_submission.values())
 
 
 def write_summary(reports: list[dict], path: Path) -> None:
-    """The class summary: one row per submission, a column per exercise (its points)."""
+    """The class summary: one row per submission, a column per exercise (its points).
+
+    UTF-8 with a byte order mark, so that spreadsheet programs read accented names right.
+    """
     exercise_ids = []
     for report in reports:
         exercise_ids += [ex["id"] for ex in report["exercises"] if ex["id"] not in exercise_ids]
     path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "w", newline="", encoding="utf-8") as f:
+    with open(path, "w", newline="", encoding="utf-8-sig") as f:
         writer = csv.writer(f)
         writer.writerow(
             [
@@ -166,3 +190,9 @@ def write_summary(reports: list[dict], path: Path) -> None:
                     "; ".join(r["problems"]),
                 ]
             )
+
+
+def summary_rows(path: Path) -> int:
+    """How many submissions a summary CSV lists."""
+    with open(path, newline="", encoding="utf-8-sig") as f:
+        return max(sum(1 for _ in csv.reader(f)) - 1, 0)

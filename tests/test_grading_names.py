@@ -1,0 +1,70 @@
+"""The student a submission belongs to, from its folders and file name: every folder below the
+submissions' common folder (``section1/alice``), Moodle's and Canvas's bulk-download names, and the
+chapter of a Canvas file. No kernel is started here."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from varfunc.grading.batch import report_bases
+from varfunc.grading.grade import GradeOptions, expected_chapter
+
+CHAPTER = "03_functions_and_the_forward_graph.ipynb"
+CANVAS = f"smithalice_123456_7891011_{CHAPTER}"
+
+
+def _students(root: Path, *relative: str) -> list[str]:
+    bases = report_bases([root / path for path in relative], root / "grades")
+    return [student for _, student in bases.values()]
+
+
+def test_students_in_sections_are_named_with_their_section(tmp_path):
+    """section1/alice and section1/bob were both student "section1"."""
+    paths = [f"section1/alice/{CHAPTER}", f"section1/bob/{CHAPTER}", f"section2/carol/{CHAPTER}"]
+    assert _students(tmp_path, *paths) == ["section1/alice", "section1/bob", "section2/carol"]
+    assert _students(tmp_path, *paths[:2]) == ["alice", "bob"]  # one section: its folder is the root
+
+
+def test_the_reports_keep_the_folders_below_the_root(tmp_path):
+    paths = [tmp_path / "s1" / "alice" / CHAPTER, tmp_path / "s2" / "alice" / CHAPTER]
+    bases = report_bases(paths, tmp_path / "grades")
+    assert [base for base, _ in bases.values()] == [
+        tmp_path / "grades" / "s1" / "alice" / Path(CHAPTER).stem,
+        tmp_path / "grades" / "s2" / "alice" / Path(CHAPTER).stem,
+    ]
+
+
+@pytest.mark.parametrize(
+    "folder, student",
+    [
+        ("Alice Smith_123456_assignsubmission_file_", "Alice Smith"),
+        ("Bob Jones_98_assignsubmission_onlinetext_", "Bob Jones"),
+        ("Zoë Ångström_7_assignsubmission_file", "Zoë Ångström"),
+        ("alice_2024", "alice_2024"),  # not Moodle's suffix: kept as it is
+    ],
+)
+def test_moodle_folders_lose_the_suffix_of_the_bulk_download(tmp_path, folder, student):
+    paths = [f"{folder}/{CHAPTER}", f"Carl Sagan_1_assignsubmission_file_/{CHAPTER}"]
+    assert _students(tmp_path, *paths)[0] == student
+    assert _students(tmp_path / "class", f"{folder}/{CHAPTER}") == [student]  # graded alone
+
+
+@pytest.mark.parametrize(
+    "name, student",
+    [
+        (CANVAS, "smithalice"),
+        (f"smithalice_late_123456_7891011_{CHAPTER}", "smithalice"),
+        (f"jonesbob_LATE_42_7_{CHAPTER}", "jonesbob"),
+    ],
+)
+def test_canvas_files_are_named_by_the_part_before_the_numbers(tmp_path, name, student):
+    assert _students(tmp_path, name, f"doecarol_1_2_{CHAPTER}")[0] == student
+    assert expected_chapter(tmp_path / name, GradeOptions()) == "ch03"
+
+
+def test_a_file_named_after_its_student_or_a_chapter_alone_keeps_its_name(tmp_path):
+    assert _students(tmp_path, "class/alice.ipynb", "class/bob.ipynb") == ["alice", "bob"]
+    chapters = [f"alice/{CHAPTER}", "alice/07_writing_your_own_function.ipynb"]
+    assert _students(tmp_path, *chapters) == ["alice", "alice"]
