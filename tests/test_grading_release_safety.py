@@ -1,6 +1,6 @@
 """Releasing again is safe: notebooks already in the release folder (a student's work) are not
 overwritten without --force, a file is no release folder, release folders inside the source folder
-are left out, and relative links to files outside the source folder still lead there."""
+are left out, and a release holds copies of the files outside the source folder that its links name."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import pytest
 nbformat = pytest.importorskip("nbformat")
 
 from varfunc.grading.__main__ import main  # noqa: E402
-from varfunc.grading.links import relinked  # noqa: E402
+from varfunc.grading.links import LinkedCopies, relinked  # noqa: E402
 from varfunc.grading.release import release  # noqa: E402
 
 CHAPTER = sorted((Path(__file__).resolve().parents[1] / "notebooks").glob("03_*.ipynb"))[0]
@@ -74,27 +74,51 @@ def _markdown_cells(path: Path) -> str:
 
 
 @pytest.mark.parametrize("out", ["student", "a/b/student", "../elsewhere"])
-def test_links_to_files_outside_the_source_folder_still_lead_there(tmp_path, out):
+def test_a_release_holds_the_files_its_links_leave_the_folder_for(tmp_path, out):
+    """Before: the link was rewritten to lead back into the instructor's checkout
+    (../../checkout/docs/differences.md from ../elsewhere), nowhere on a student's machine."""
     source = _course(tmp_path / "checkout")
     target = (tmp_path / "checkout" / out).resolve()
     release(source, target)
     for text in (_markdown_cells(target / CHAPTER.name), (target / "README.md").read_text()):
         link = text.split("](", 1)[1].split(")", 1)[0]
-        assert (target / link).resolve() == (tmp_path / "checkout" / "docs" / "differences.md").resolve(), (
-            text
-        )
+        assert link == "docs/differences.md", text
+        assert (target / link).read_text() == "# Differences\n"
     assert "[chapter](03_x.ipynb)" in (target / "README.md").read_text()  # within the folder: kept
+    moved = tmp_path / "handed_out"
+    target.rename(moved)  # zipped and unpacked elsewhere: the links still lead somewhere
+    assert (moved / "docs" / "differences.md").is_file()
 
 
-def test_relinked_keeps_web_anchor_and_inside_links_and_rewrites_the_rest(tmp_path):
+def test_one_released_notebook_gets_its_linked_files_too(tmp_path):
+    source = _course(tmp_path / "checkout")
+    release(source / CHAPTER.name, tmp_path / "one")
+    assert "(docs/differences.md)" in _markdown_cells(tmp_path / "one" / CHAPTER.name)
+    assert (tmp_path / "one" / "docs" / "differences.md").is_file()
+
+
+def test_relinked_keeps_web_anchor_inside_and_missing_links_and_copies_the_rest(tmp_path):
     text = (
         "[a](https://pytorch.org) [b](#top) [c](04_next.ipynb) [d](../README.md#setup 'title') "
-        '<img src="../docs/fig.png">\n[ref]: ../docs/x.md\n'
+        '<img src="../docs/fig.png">\n[ref]: ../docs/x.md\n[gone](../nothing.md) [far](../../far.md)\n'
     )
-    source, target = tmp_path / "course", tmp_path / "x" / "y"
-    new = relinked(text, source, target, source)
+    source, out = tmp_path / "a" / "course", tmp_path / "x"
+    source.mkdir(parents=True)
+    (tmp_path / "a" / "docs").mkdir()
+    for name in ("README.md", "docs/fig.png", "docs/x.md"):
+        (tmp_path / "a" / name).write_text(name)
+    (tmp_path / "far.md").write_text("far")
+    copies = LinkedCopies(source, out)
+    new = relinked(text, source, out / "y", source, copies)
     assert "[a](https://pytorch.org) [b](#top) [c](04_next.ipynb)" in new
-    assert "[d](../../README.md#setup 'title')" in new
-    assert '<img src="../../docs/fig.png">' in new and "[ref]: ../../docs/x.md" in new
-    elsewhere = tmp_path / "other"  # one level below, as the source: the link works as it is
-    assert relinked("[e](../a.md)", source, elsewhere, source) == "[e](../a.md)"
+    assert "[d](../README.md#setup 'title')" in new  # out/y/ -> out/README.md
+    assert '<img src="../docs/fig.png">' in new and "[ref]: ../docs/x.md" in new
+    assert "[gone](../nothing.md)" in new  # no such file: left as it was
+    assert "[far](../linked/far.md)" in new  # above the source folder's parent: out/linked/
+    copies.write()
+    assert {p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file()} == {
+        "README.md",
+        "docs/fig.png",
+        "docs/x.md",
+        "linked/far.md",
+    }

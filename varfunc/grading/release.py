@@ -13,8 +13,8 @@ markers, so the released copies work both with ``python -m varfunc.grading grade
 
 A Markdown file next to the notebooks (a course README) loses every ``<!-- BEGIN INSTRUCTOR ONLY -->``
 ... ``<!-- END INSTRUCTOR ONLY -->`` region; other files are copied as they are. In Markdown (files and
-cells) a relative link to a file outside the released folder (``../docs/differences.md``) is rewritten
-to lead there from the release folder (``links.py``).
+cells) a relative link to a file outside the released folder (``../docs/differences.md``) leads to a
+copy of that file in the release (``links.py``), so the release stands on its own.
 
 A release never overwrites a notebook already in the release folder (a student's work) unless asked to
 (``--force``), and leaves out of the copy a release folder inside the source folder (this release's
@@ -35,7 +35,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from .links import relinked
+from .links import LinkedCopies, relinked
 from .notebook import (
     BEGIN_HIDDEN,
     BEGIN_SOLUTION,
@@ -185,11 +185,16 @@ def released_markdown(source: Path, relink: Callable[[str], str] | None = None) 
 def release_file(source: Path, target: Path, force: bool = False) -> ReleaseSummary:
     """Release one notebook file into target (a file path); the source is only read."""
     _refuse_to_overwrite([target], force)
+    copies = LinkedCopies(source.parent, target.parent, {target})
     text, summary = released_text(
-        source, partial(relinked, source_dir=source.parent, target_dir=target.parent, root=source.parent)
+        source,
+        partial(
+            relinked, source_dir=source.parent, target_dir=target.parent, root=source.parent, copies=copies
+        ),
     )
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_text(text, encoding="utf-8")
+    copies.write()
     return summary
 
 
@@ -214,9 +219,12 @@ def release(source: Path, out: Path, force: bool = False) -> list[ReleaseSummary
     _refuse_hidden_check_files([path for path, _ in files if path.suffix == ".py"])
     _refuse_to_overwrite([target for path, target in files if path.suffix == ".ipynb"], force)
     targets = dict(files)
+    copies = LinkedCopies(source, out, set(targets.values()))
 
     def relink(path: Path) -> Callable[[str], str]:
-        return partial(relinked, source_dir=path.parent, target_dir=targets[path].parent, root=source)
+        return partial(
+            relinked, source_dir=path.parent, target_dir=targets[path].parent, root=source, copies=copies
+        )
 
     notebooks = _release_all(
         [path for path, _ in files if path.suffix == ".ipynb"], lambda p: released_text(p, relink(p))
@@ -234,6 +242,7 @@ def release(source: Path, out: Path, force: bool = False) -> list[ReleaseSummary
             target.write_text(markdown[path], encoding="utf-8")
         else:
             shutil.copyfile(path, target)
+    copies.write()
     return [summary for _, summary in notebooks.values()]
 
 
