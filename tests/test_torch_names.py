@@ -92,3 +92,59 @@ def test_modern_names_of_dropout_and_device_copies_match_torch():
     copy_name = t.to(torch.float32).grad_fn.name()  # the node .cuda() and .cpu() make too
     for transfer in (vf.functions.CudaTransfer("cuda"), vf.functions.CpuTransfer()):
         assert transfer.name() == copy_name
+
+
+def _torch_nodes(grad_fn) -> list:
+    """The names of every node below grad_fn in torch's graph, AccumulateGrad left out, sorted."""
+    names, todo, seen = [], [grad_fn], set()
+    while todo:
+        fn = todo.pop()
+        if fn is None or fn in seen:
+            continue
+        seen.add(fn)
+        if "AccumulateGrad" not in fn.name():
+            names.append(fn.name())
+        todo.extend(f for f, _ in fn.next_functions)
+    return sorted(names)
+
+
+def _our_nodes(variable) -> list:
+    """The same for the kit: each Function's modern name and the nodes it stands in for."""
+    names, todo, seen = [], [variable.creator], set()
+    while todo:
+        fn = todo.pop()
+        if fn in seen or not fn.previous_functions:  # a Leaf
+            continue
+        seen.add(fn)
+        names += [fn.name(), *fn.merged_nodes()]
+        todo.extend(prev for prev, _ in fn.previous_functions)
+    return sorted(names)
+
+
+@pytest.mark.oracle
+@pytest.mark.parametrize(
+    "expression",
+    ["2 / x", "x[0, 1:]", "x[None, 0]", "x[0, 1:, None]", "(x * 2 + x).sum()"]
+    + [f"nn.linear({x}, w{b})" for x in ("x[0]", "x", "x[None]") for b in (", bias", "")],
+)
+def test_a_modern_drawing_names_every_node_torch_makes(expression):
+    """Before: 2 / x was one MulBackward0 where torch draws ReciprocalBackward0 and MulBackward0, and
+    F.linear hid its TBackward0 (and the views around a batch that is not 2-D)."""
+    torch = pytest.importorskip("torch")
+    from varfunc import nn
+
+    data, weight, bias = np.arange(1.0, 7.0).reshape(2, 3), np.ones((4, 3)), np.ones(4)
+    ours = eval(expression, {"x": Variable(data), "w": Variable(weight), "bias": Variable(bias), "nn": nn})
+    tensors = {
+        n: torch.tensor(a, requires_grad=True) for n, a in (("x", data), ("w", weight), ("bias", bias))
+    }
+    theirs = eval(expression, {**tensors, "nn": torch.nn.functional})
+    assert _our_nodes(ours) == _torch_nodes(theirs.grad_fn)
+
+
+def test_a_modern_picture_says_which_torch_nodes_one_node_stands_for():
+    from varfunc import viz
+
+    source = viz.draw(2 / Variable(np.ones(3)), style="modern").source
+    assert '"MulBackward0#1\\n(torch: also ReciprocalBackward0)"' in source
+    assert "torch: also" not in viz.draw(2 / Variable(np.ones(3))).source  # v0.1 style: its own classes

@@ -124,7 +124,7 @@ def test_topo_is_micrographs_recursive_order(make):
     from varfunc.viz.orders import _Replay  # the reference walks the same edges
 
     loss, params = make()
-    replay = _Replay(loss, None, params)
+    replay = _Replay(loss, None, params, "test")
     topo, visited = [], set()
 
     def build_topo(fn):  # micrograd's recursion, as the reference
@@ -157,12 +157,35 @@ def test_replays_refuse_what_backward_refuses():
     with pytest.raises(vf.BackwardError, match="doesn't require grad"):
         compare_orders((c * 2).sum())
     x = vf.Variable(np.ones(2))
-    with pytest.raises(vf.BackwardError, match="only on a scalar"):
-        replay_order(x * 2)  # no seed for a Variable of two elements
-    with pytest.raises(vf.ShapeError, match=r"gradient has shape \(3,\)"):
+    with pytest.raises(
+        vf.BackwardError, match=r"^replay_order: .*only on a scalar.*replay_order\(loss, gradient="
+    ):
+        replay_order(x * 2)  # no seed for a Variable of two elements: named for the call, not backward
+    with pytest.raises(vf.ShapeError, match=r"^naive_recursive_backward: the gradient has shape \(3,\)"):
         naive_recursive_backward(x * 2, gradient=np.ones(3))
-    with pytest.raises(TypeError, match="got a numpy.ndarray"):
+    with pytest.raises(TypeError, match="compare_orders: needs a loss Variable.*got ndarray"):
         compare_orders(np.ones(2))
+    with pytest.raises(TypeError, match="compare_orders: needs a loss Variable.*got list"):
+        compare_orders(lambda: [(x * 2).sum()])  # before: 'list' object has no attribute 'backward'
+    for orders in ("stack", ()):  # before: "got 's'", and a comparison whose str() raised
+        with pytest.raises(ValueError, match=r"compare_orders: orders is a tuple of names"):
+            compare_orders((x * 2).sum(), orders=orders)
+
+
+def test_replays_say_they_skip_hooks_and_leave_out_leaves_frozen_after_forward():
+    """Before: 'gradients agree: yes' with x=[3] where backward() gives [6], and a gradient for a
+    leaf whose .grad backward leaves alone."""
+    x, b = vf.Variable(np.ones(1)), vf.Variable(np.ones(1))
+    h = x * 3
+    h.register_hook("double", lambda g: g * 2)
+    loss = (h + b).sum()
+    b.requires_grad = False  # frozen after forward
+    text = str(compare_orders(loss, orders=("stack", "fifo"), params={"x": x, "b": b}))
+    assert "the graph has hooks, which these replays do not run: backward() runs them" in text
+    assert "grad x = [3]" in text and "grad b" not in text
+    loss.backward()
+    assert x.grad.tolist() == [6.0] and b._grad is None
+    assert "hooks" not in str(compare_orders((x * 3).sum(), orders=("stack",)))
 
 
 def test_the_seed_is_checked_and_cast_as_backward_does():

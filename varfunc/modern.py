@@ -133,7 +133,22 @@ def _remainder_name(function: Any) -> str:
     return name.replace("Remainder", "Fmod") if function.fmod else name
 
 
+def merged_nodes(function: Any) -> tuple:
+    """The other nodes PyTorch 2.x makes for what this one Function computes, whose last node's name
+    it shows: ``ReciprocalBackward0`` for c / x, ``SelectBackward0`` for x[0, 1:]; () for most ops."""
+    name = type(function).__name__
+    if name == "DivConstant" and getattr(function, "div_by_tensor", False):
+        return ("ReciprocalBackward0",)
+    if name == "Index":
+        return tuple(_index_nodes(function.key)[:-1])
+    return ()
+
+
 def _index_name(key: Any) -> str:
+    return _index_nodes(key)[-1]
+
+
+def _index_nodes(key: Any) -> list:
     """x[key] in PyTorch 2.x: basic indexing makes a select, slice or unsqueeze node per key, in
     order, so the last one names grad_fn; an array, list or mask in the key makes IndexBackward0."""
     keys = key if type(key) is tuple else (key,)
@@ -146,11 +161,11 @@ def _index_name(key: Any) -> str:
         elif type(k) is slice:
             names.append("SliceBackward0" if k != slice(None) else None)  # a full slice: no node of its own
         elif k is not Ellipsis:
-            return "IndexBackward0"
+            return ["IndexBackward0"]
     made = [n for n in names if n is not None]
     if made:
-        return made[-1]
-    return "SliceBackward0" if names else "AliasBackward0"  # x[:] or x[...]
+        return made
+    return ["SliceBackward0" if names else "AliasBackward0"]  # x[:] or x[...]
 
 
 class ModernVariableNames:
@@ -188,3 +203,7 @@ class ModernFunctionNames:
     def name(self) -> str:
         """Today's class name for this node, as PyTorch's grad_fn.name() gives it."""
         return modern_name(self)
+
+    def merged_nodes(self) -> tuple:
+        """The other nodes PyTorch 2.x makes for this computation (a modern drawing names them)."""
+        return merged_nodes(self)

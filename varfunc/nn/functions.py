@@ -67,6 +67,16 @@ class Linear(Function):
             return "ViewBackward0" if has_bias else "SqueezeBackward4"
         return "ViewBackward0" if has_bias else "UnsafeViewBackward0"
 
+    def merged_nodes(self) -> tuple:
+        """The other nodes of F.linear's graph in PyTorch 2: the weight's transpose, and around the
+        matrix product of a batch that is not 2-D the views that flatten it and put it back."""
+        if self.input_shapes is None or len(self.input_shapes[0]) == 2:
+            return ("TBackward0",)
+        if len(self.input_shapes) == 3:
+            return ("AddmmBackward0", "ViewBackward0", "TBackward0")
+        flattened = "UnsqueezeBackward0" if len(self.input_shapes[0]) == 1 else "ViewBackward0"
+        return ("MmBackward0", flattened, "TBackward0")
+
 
 def _check_linear_shapes(input: Any, weight: Any, bias: Any) -> None:
     """Raise a ShapeError that names the layer's sizes unless input, weight and bias fit together."""

@@ -123,8 +123,25 @@ class _Builder:
         lines = [self.view.label_name(fn, self.o.style)]
         if self.o.style == "v0.1" and not self.view.is_leaf(fn) and fn.extra_repr():
             lines.append(f"({_settings_text(fn.extra_repr())})")
+        merged = fn.merged_nodes() if self.o.style == "modern" else ()
+        if merged:  # one node here, several in PyTorch's graph: say which, so the pictures compare
+            lines.append(f"(torch: also {', '.join(merged)})")
         lines += self.overlay.function_lines.get(fn, [])
+        if self.o.style == "modern" and not self.view.is_leaf(fn):
+            lines += self.output_lines(fn)
         return "\n".join(lines)
+
+    def output_lines(self, fn: Any) -> list:
+        """A replay's lines for fn's outputs (their buffers), which modern style draws no ellipse for
+        (but for a root): on fn's own box, as torchviz shows only the grad_fn nodes."""
+        roots = self.view.root_slots()
+        several = len(fn.output_ids or ()) > 1
+        return [
+            f"output {j}: {line}" if several else line
+            for (owner, j), extra in self.overlay.variable_lines.items()
+            if owner is fn and (owner, j) not in roots
+            for line in extra
+        ]
 
     def variable_label(self, slot: tuple) -> str:
         view = self.view

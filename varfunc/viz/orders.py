@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 
 from ..backend import to_device
+from ..errors import VarfuncError
 from .fmt import array_text
 from .graph import GraphView, post_order
 
@@ -40,11 +41,12 @@ ORDERINGS = {
 class OrderResult:
     """What one ordering did: the nodes in the order their backward ran, and each leaf's gradient."""
 
-    def __init__(self, order: str, visits: list, leaf_grads: dict) -> None:
+    def __init__(self, order: str, visits: list, leaf_grads: dict, hooks_skipped: bool = False) -> None:
         self.order = order
         self.description = ORDERINGS.get(order, order)
         self.visits = visits  # names, e.g. ["Sum#3", "Add#2", "x"]
         self.leaf_grads = leaf_grads  # name -> array
+        self.hooks_skipped = hooks_skipped  # the graph has hooks, which backward() would have run
 
     def __repr__(self) -> str:
         grads = ", ".join(f"{k}={array_text(v)}" for k, v in self.leaf_grads.items())
@@ -60,16 +62,27 @@ class _SeedOnly:
         self.seed = grad
 
 
+def checked_seed(op: str, loss: Any, gradient: Any) -> Any:
+    """The seed backward would start from, or the error backward would raise, named for op."""
+    seed_only = _SeedOnly()
+    try:
+        loss.backward(gradient, engine=seed_only)
+    except VarfuncError as error:  # backward's own refusal, reworded for the function the student called
+        message = str(error).replace("backward: ", f"{op}: ", 1)
+        raise type(error)(message.replace("backward(np.ones(", f"{op}(loss, gradient=np.ones(")) from None
+    return seed_only.seed
+
+
 class _Replay:
     """Buffers per output slot, filled out of place; shared by the orderings."""
 
-    def __init__(self, loss: Any, gradient: Any, params: dict | None) -> None:
+    def __init__(self, loss: Any, gradient: Any, params: dict | None, op: str) -> None:
         self.view = GraphView(loss, params)  # a TypeError for anything but Variables
-        seed_only = _SeedOnly()
-        loss.backward(gradient, engine=seed_only)  # a BackwardError if backward would refuse
+        seed = checked_seed(op, loss, gradient)
         self.root = loss.creator
-        self.buffers: dict = {(self.root, self.root.output_ids[id(loss)]): seed_only.seed}
+        self.buffers: dict = {(self.root, self.root.output_ids[id(loss)]): seed}
         self.visits: list = []
+        self.hooks_skipped = False
 
     def needed_edges(self, fn: Any) -> list:
         return [e for e in self.view.inputs[fn] if e.needed]
@@ -77,6 +90,7 @@ class _Replay:
     def run(self, fn: Any) -> list:
         """Call fn's backward on its buffered gradients and send each input gradient on."""
         self.visits.append(fn)
+        self.hooks_skipped = self.hooks_skipped or bool(fn.backward_hooks)
         if self.view.is_leaf(fn):
             return []
         grad_output = tuple(self.buffers.get((fn, j)) for j in range(len(fn.output_ids)))
@@ -97,9 +111,10 @@ class _Replay:
         names = [self.view.name(fn) for fn in self.visits]
         grads = {}
         for fn in self.view.functions:
-            if self.view.is_leaf(fn) and (fn, 0) in self.buffers:
+            # a leaf frozen after forward (requires_grad set to False) gets no .grad from backward either
+            if self.view.is_leaf(fn) and fn.requires_grad and (fn, 0) in self.buffers:
                 grads[self.view.name(fn)] = self.buffers[(fn, 0)]
-        return OrderResult(order, names, grads)
+        return OrderResult(order, names, grads, self.hooks_skipped)
 
     def reachable(self) -> list:
         """Functions a gradient reaches, in the post-order of the graph."""
@@ -157,19 +172,24 @@ _RUNNERS = {
 def _loss_and_params(loss_or_fn: Any, params: dict | None) -> tuple:
     if callable(loss_or_fn) and not hasattr(loss_or_fn, "creator"):
         made = loss_or_fn()
-        if isinstance(made, tuple):
-            return made[0], made[1]
-        return made, params
-    return loss_or_fn, params
+        loss, names = (made[0], made[1]) if isinstance(made, tuple) and len(made) == 2 else (made, params)
+    else:
+        loss, names = loss_or_fn, params
+    if not hasattr(loss, "creator"):
+        raise TypeError(
+            f"compare_orders: needs a loss Variable, a function that returns one, or (loss, params); "
+            f"got {type(loss).__name__}"
+        )
+    return loss, names
 
 
 def replay_order(
     loss: Any, order: str = "stack", gradient: Any = None, params: dict | None = None
 ) -> OrderResult:
-    """Replay backward from ``loss`` in one of ORDERINGS, without changing anything."""
+    """Replay backward from ``loss`` in one of ORDERINGS, without changing anything (hooks do not run)."""
     if order not in _RUNNERS:
         raise ValueError(f"order must be one of {tuple(ORDERINGS)}, got {order!r}")
-    replay = _Replay(loss, gradient, params)
+    replay = _Replay(loss, gradient, params, "replay_order")
     _RUNNERS[order](replay)
     return replay.result(order)
 
@@ -185,7 +205,7 @@ def naive_recursive_backward(
     can grow exponentially), or when a path is deeper than Python's recursion limit allows (one
     Python call per node on it: about 1,000 by default).
     """
-    replay = _Replay(loss, gradient, params)
+    replay = _Replay(loss, gradient, params, "naive_recursive_backward")
 
     def backward_bad(fn: Any) -> None:
         if len(replay.visits) >= max_visits:
@@ -248,6 +268,8 @@ class OrderComparison:
             f"gradients agree: {'yes' if self.agree else 'NO'}; "
             f"visit orders differ: {'yes' if self.orders_differ else 'no'}"
         )
+        if first.hooks_skipped:
+            lines.append("the graph has hooks, which these replays do not run: backward() runs them")
         return "\n".join(lines)
 
     def __repr__(self) -> str:
@@ -259,6 +281,11 @@ def compare_orders(
 ) -> OrderComparison:
     """Replay one graph under each ordering (``loss_or_fn``: a loss Variable, or a function that
     builds one, or ``(loss, params)``, afresh for each ordering)."""
+    if isinstance(orders, str) or not orders:
+        raise ValueError(
+            f"compare_orders: orders is a tuple of names from {tuple(ORDERINGS)} (at least one), "
+            f"got {orders!r}; for one ordering: orders=({orders!r},) or replay_order"
+        )
     results = {}
     for order in orders:
         loss, names = _loss_and_params(loss_or_fn, params)

@@ -20,6 +20,7 @@ import html
 import os
 import shutil
 import sys
+from pathlib import Path
 from typing import Any
 
 from ..errors import VarfuncError
@@ -151,10 +152,25 @@ def render(source: str, format: str = "svg", renderer: str | None = None) -> byt
         raise RendererUnavailable(f"cannot render {format.upper()}: {SWITCHED_OFF}")
     if not errors and forced:
         raise RendererUnavailable(f"cannot render {format.upper()}: {_forced_missing(forced)}")
+    if not errors and shutil.which("dot") is not None and not _has_module("graphviz"):
+        detail = "the Graphviz `dot` program is here, but not the `graphviz` Python package that runs it"
+        raise RendererUnavailable(
+            f"cannot render {format.upper()}: {detail}; pip install graphviz (or pip install pygraphviz)"
+        )
     raise RendererUnavailable(
         f"cannot render {format.upper()} ({detail}); install the Graphviz `dot` program "
         "(conda install graphviz, apt install graphviz) or `pip install pygraphviz`"
     )
+
+
+def saved_format(path: Any, format: str | None, op: str) -> str:
+    """The format a file is written in: format (any case), else the path's extension; a ValueError
+    that says which formats there are, before anything is written."""
+    chosen = format or (Path(path).suffix[1:] if Path(path).suffix else "")
+    if chosen.lower() not in SAVED:
+        got = f"{chosen!r}" if chosen else f"no format ({str(path)!r} has no extension)"
+        raise ValueError(f"{op}: cannot write {got}; the formats are {', '.join(SAVED)}")
+    return chosen.lower()
 
 
 def try_render_svg(source: str) -> str | None:
@@ -238,9 +254,7 @@ class Picture:
 
     def save(self, path: str, format: str | None = None) -> str:
         """Write ``.dot``, ``.gv``, ``.svg`` or ``.png`` (chosen by the file's extension)."""
-        format = format or str(path).rsplit(".", 1)[-1].lower()
-        if format not in SAVED:
-            raise ValueError(f"Picture.save: cannot write {format!r}; the formats are {', '.join(SAVED)}")
+        format = saved_format(path, format, "Picture.save")
         if format in ("dot", "gv"):
             data = self.source.encode()
         elif format == "svg":

@@ -30,6 +30,7 @@ from .dot import COLORS, DotOptions, Overlay, build_dot
 from .export import save_frames, save_gif
 from .fmt import array_text
 from .graph import GraphView, too_large
+from .orders import checked_seed
 from .recorder import grads_after, hooks_recorded
 from .render import GraphTooLarge, Picture
 
@@ -88,6 +89,7 @@ class _State:
     received: list = field(default_factory=list)  # its grad_output, as its hooks left it
     backward_gave: tuple | None = None  # what backward returned, when a Function hook replaced it
     slot: int = 0  # the output slot the last gradient was sent to
+    next_event: Any = None  # the event after this backward's dependencies: the root's pop, with the seed
 
 
 class Recording:
@@ -149,7 +151,9 @@ class Recording:
         copy per event keeps a trace linear in the number of events; a frame is drawn on demand.
         """
         state = _State()
-        for event in self.events:
+        for index, event in enumerate(self.events):
+            if event.kind == "dependencies":  # a backward starts (a log may hold several): a new picture
+                state = _State(next_event=next(iter(self.events[index + 1 : index + 2]), None))
             state.current = event.function
             tell = getattr(self, f"_on_{event.kind}", None)
             if tell is None:  # an event kind this replay does not know: still one line
@@ -161,6 +165,11 @@ class Recording:
                 state.edge = None
 
     def _on_dependencies(self, s: _State, fn: Any, d: dict) -> str:
+        if fn not in self.view.index:
+            raise ValueError(
+                f"Recording: the events hold a backward from {type(fn).__name__}, which is not in the "
+                "view's graph; make the GraphView from the loss that backward ran from"
+            )
         s.deps = {f: list(c) for f, c in d["counts"].items()}
         self._seed_is_ready(s)
         listed = [f for f in reversed(self.view.functions) if f in s.deps]
@@ -168,8 +177,8 @@ class Recording:
 
     def _seed_is_ready(self, s: _State) -> None:
         """Before the first pop the engine's ready deque holds the root with the seed (the pop shows it)."""
-        first = next((e for e in self.events if e.kind == "popped"), None)
-        if first is None:
+        first = s.next_event  # the engine pops the root right after it counted the dependencies
+        if first is None or first.kind != "popped":
             return
         root = first.function
         s.ready, s.ready_fns = deque([root]), {root}
@@ -283,6 +292,10 @@ class Recording:
         """The DOT text of the frame after event ``step``."""
         self._check_size()
         count = len(self.events)
+        if isinstance(step, bool) or not isinstance(step, (int, np.integer)):
+            raise TypeError(
+                f"frame_source: step is an event's number (an int, negative from the end), got {step!r}"
+            )
         if not -count <= step < count:
             raise IndexError(f"frame_source: step {step} is out of range: the trace has {count} events")
         step %= count
@@ -374,6 +387,7 @@ def trace(
     options = DotOptions(style=style, show_shapes=show_shapes, legend=legend)  # checked before backward
     engine = ExecutionEngine(order)
     view = GraphView(loss, params)
+    checked_seed("trace", loss, gradient)  # backward's refusals, named for trace, before any hook is wrapped
     log = EventLog()
     with hooks_recorded(view.functions, log):
         loss.backward(gradient, engine=engine, recorder=log)
