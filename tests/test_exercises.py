@@ -91,7 +91,7 @@ def states(path: Path) -> dict:
 
 def verdict_for(path: Path, exercise_id: str, source: str):
     before, _ = states(path)[lookup(exercise_id).grade_id]
-    namespace = dict(before)
+    namespace = dict(before, In=["", source])  # IPython's history: prediction checks read their cell
     cwd = os.getcwd()
     os.chdir(path.parent)
     try:
@@ -126,6 +126,7 @@ def test_plausible_wrong_answers_fail(path, exercise_id):
     for label, source in answers:
         verdict = verdict_for(path, exercise_id, source)
         assert not verdict.passed, f"wrong answer {label!r} passed {exercise_id}"
+        assert verdict.hint, f"wrong answer {label!r}: a verdict with no hint\n{verdict}"
 
 
 @pytest.mark.parametrize(

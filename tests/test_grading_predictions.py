@@ -61,3 +61,24 @@ def test_a_scratch_copy_after_the_check_cell_only_runs(tmp_path):
     assert entry["status"] == "passed", entry
     assert any("'ch02_predict_grad' appears 2 times" in p for p in report["problems"])
     assert not any("missing or moved" in p for p in report["problems"])
+
+
+COMPUTED = """
+a = Variable(np.array([1.0, 2.0]))
+a.backward(np.array([3.0, 4.0]))
+a.backward(np.array([0.5, 0.5]))
+predicted_a_grad = a.grad.tolist()
+predicted_b_grad = None
+"""
+
+
+def test_a_prediction_computed_in_its_cell_is_refused_in_the_grader(tmp_path):
+    # the check reads the cell from the kernel's history (In): the values are right, but were run
+    nb = nbformat.read(SOURCE, as_version=4)
+    exercise = next(c for c in nb.cells if nbgrader_meta(c).get("grade_id") == "ch02_predict_grad")
+    exercise.source = COMPUTED
+    path = tmp_path / SOURCE.name
+    nbformat.write(nb, path)
+    entry = next(e for e in grade_submission(path, OPTIONS)["exercises"] if e["id"] == "ch02.predict_grad")
+    assert (entry["status"], entry["points"]) == ("failed", 0), entry
+    assert "a prediction written by hand" in entry["reason"] and "uses `a`" in str(entry), entry

@@ -148,15 +148,19 @@ def test_an_earlier_failure_is_named_when_the_exercise_needs_a_name_it_defines(g
 def test_copied_cells_and_an_edited_check_cell_are_named_in_the_problems(graded):
     report = graded["copies_and_an_edit"]
     assert report["score"] == 6  # the grader's checks, not the edited cell, graded both exercises
+    source = nbformat.read(SOURCE, as_version=4)
+    mul = _position(source, "ch03_mul") + 1  # counting from 1, as the problems do
+    div_check = _position(source, "ch03_div_check") + 2  # below the copy of Mul's cell
     assert report["problems"] == [
-        "cell 'ch03_mul' appears 2 times, as cells 35 and 36 counting from 1 (a copied cell?): cell 36, "
-        "the copy just before the check cell, is graded and the others only run; keep your answer in "
-        "that cell and delete the other copies",
-        "the check cell of ch03.mul, cell 37 (counting from 1), was edited: the grader ran the exercise's "
-        'checks in its place, so the edit changed nothing; put back check("ch03.mul") as in the '
-        "released notebook",
-        "cell 'ch03_div_check' appears 2 times, as cells 42 and 43 counting from 1 (a copied cell?): the "
-        "grader checks ch03.div once, in place of cell 42, and the other copies only run; delete them",
+        f"cell 'ch03_mul' appears 2 times, as cells {mul} and {mul + 1} counting from 1 (a copied cell?): "
+        f"cell {mul + 1}, the copy just before the check cell, is graded and the others only run; keep "
+        "your answer in that cell and delete the other copies",
+        f"the check cell of ch03.mul, cell {mul + 2} (counting from 1), was edited: the grader ran the "
+        'exercise\'s checks in its place, so the edit changed nothing; put back check("ch03.mul") as in '
+        "the released notebook",
+        f"cell 'ch03_div_check' appears 2 times, as cells {div_check} and {div_check + 1} counting from 1 "
+        f"(a copied cell?): the grader checks ch03.div once, in place of cell {div_check}, and the other "
+        "copies only run; delete them",
     ]
 
 

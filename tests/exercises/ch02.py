@@ -106,6 +106,17 @@ WRONG_ANSWERS = {
     ],
     "ch02.predict_grad": [
         (
+            "the code run, its .grad copied",
+            """
+a = Variable(np.array([1.0, 2.0]))
+a.backward(np.array([3.0, 4.0]))
+a.backward(np.array([0.5, 0.5]))
+b = Variable(np.array([1, 2]))
+predicted_a_grad = a.grad.tolist()
+predicted_b_grad = b.grad
+""",
+        ),
+        (
             "the second backward replaces .grad",
             "predicted_a_grad = [0.5, 0.5]\npredicted_b_grad = None\n",
         ),

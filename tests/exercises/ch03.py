@@ -219,8 +219,45 @@ MUL_WRITES_INTO_GRAD_OUTPUT = (
 """
 )
 
+# Right on same-shape inputs and on a vector broadcast along a leading dim, wrong where a size-1 dim
+# is stretched: each reduces a stretched dim with EXPR instead of a sum.
+STRETCHED_REDUCED_WITH = """
+def reduce(g, shape):
+    while g.ndim > len(shape):
+        g = g.sum(axis=0)
+    for i, n in enumerate(shape):
+        if n == 1 and g.shape[i] != 1:
+            g = EXPR
+    return g
+"""
+
+MUL_REDUCED = (
+    MUL_FORWARD
+    + """
+    def backward(self, grad_output):
+        a, b = self.saved_tensors
+        return reduce(grad_output * b, a.shape), reduce(grad_output * a, b.shape)
+"""
+)
+
+MUL_MEAN_OVER_STRETCHED = (
+    STRETCHED_REDUCED_WITH.replace("EXPR", "g.mean(axis=i, keepdims=True)") + MUL_REDUCED
+)
+MUL_TAKES_THE_FIRST = STRETCHED_REDUCED_WITH.replace("EXPR", "g.take([0], axis=i)") + MUL_REDUCED
+DIV_TAKES_THE_FIRST = (
+    STRETCHED_REDUCED_WITH.replace("EXPR", "g.take([0], axis=i)")
+    + DIV_FORWARD
+    + """
+    def backward(self, grad_output):
+        a, b = self.saved_tensors
+        return reduce(grad_output / b, a.shape), reduce(-grad_output * a / b**2, b.shape)
+"""
+)
+
 WRONG_ANSWERS = {
     "ch03.mul": [
+        ("averages over the stretched size-1 dims", MUL_MEAN_OVER_STRETCHED),
+        ("keeps the first row of a stretched dim (take([0]))", MUL_TAKES_THE_FIRST),
         ("the kit's own Mul, imported", MUL_THE_KITS),
         ("a subclass that inherits the kit's forward and backward", MUL_INHERITS_THE_KITS),
         ("backward writes into grad_output", MUL_WRITES_INTO_GRAD_OUTPUT),
@@ -233,6 +270,7 @@ WRONG_ANSWERS = {
         ("forgot to multiply by grad_output", MUL_FORGETS_GRAD_OUTPUT),
     ],
     "ch03.div": [
+        ("keeps the first row of a stretched dim (take([0]))", DIV_TAKES_THE_FIRST),
         ("sign error in the gradient for b", DIV_SIGN),
         ("divided by b instead of b**2 in the gradient for b", DIV_NOT_SQUARED),
         ("forgot to sum over broadcast dims", DIV_NO_SUM),

@@ -157,8 +157,35 @@ def add_grad(need_copy, buffer, output_nr, grad):
     ExecutionEngine._add_grad(None, need_copy, buffer, output_nr, grad)
 """
 
+# Predictions computed with the kit, not predicted: right values, refused
+COUNTS_BY_THE_ENGINE = """
+from varfunc.engine import ExecutionEngine
+from varfunc.viz import GraphView, trace
+
+x, y = Variable(np.array([2.0])), Variable(np.array([3.0]))
+a = x * y
+b = a + x
+loss = (b * a).sum()
+view = GraphView(loss, {"x": x, "y": y})
+counts = ExecutionEngine()._compute_dependencies(loss.creator)
+predicted_counts = {view.name(fn): list(n) for fn, n in counts.items()}
+predicted_order = ["Sum#5", "Mul#4", "Add#3", "Mul#2", "y", "x"]
+"""
+
+ORDER_BY_THE_TRACE = """
+x, y = Variable(np.array([2.0])), Variable(np.array([3.0]))
+a = x * y
+b = a + x
+loss = (b * a).sum()
+predicted_counts = {"Sum#5": [0], "Mul#4": [1], "Add#3": [1], "Mul#2": [2], "x": [2], "y": [1]}
+predicted_order = []
+predicted_order.extend(viz.trace(loss, params={"x": x, "y": y}).visit_order)
+"""
+
 WRONG_ANSWERS = {
     "ch04.dependencies": [
+        ("counts computed with the engine's _compute_dependencies", COUNTS_BY_THE_ENGINE),
+        ("the order copied from viz.trace's visit_order", ORDER_BY_THE_TRACE),
         ("counted each input once, not once per use", COUNTS_ONCE),
         ("gave the root a count of 1 for the seed", COUNTS_ROOT_ONE),
         ("FIFO order instead of the stack", ORDER_FIFO),
@@ -191,6 +218,15 @@ WRONG_ANSWERS = {
 
 RIGHT_ANSWERS = {
     "ch04.dependencies": [
+        (
+            "a name for a count used often, a graph printed in the same cell",
+            """
+one = [1]
+predicted_counts = {"Sum#5": [0], "Mul#4": one, "Add#3": one, "Mul#2": [2], "x": [2], "y": one}
+predicted_order = ["Sum#5", "Mul#4", "Add#3", "Mul#2", "y", "x"]
+print(viz.trace(loss, params={"x": x, "y": y}).visit_order)  # a look after predicting
+""",
+        ),
         (
             "tuples, keys listed from the leaves up",
             """

@@ -284,8 +284,21 @@ my_sum_to_shape = functools.partial(sum_to_shape)
     + BROADCAST_MUL
 )
 
+SIGMOID_WRONG_SIGN = """
+class MySigmoid(Function):
+    def forward(self, a):
+        y = 1 / (1 + np.exp(-a))
+        self.save_for_backward(y)
+        return y
+
+    def backward(self, grad_output):
+        (y,) = self.saved_tensors
+        return -grad_output * y * (1 - y)
+"""
+
 WRONG_ANSWERS = {
     "ch05.sigmoid": [
+        ("a wrong sign, from the saved output", SIGMOID_WRONG_SIGN),
         ("the kit's own Sigmoid", "from varfunc.functions.pointwise import Sigmoid as MySigmoid\n"),
         ("backward forgets the (1 - y) factor", SIGMOID_MISSING_ONE_MINUS_Y),
         ("saves the input and applies y (1 - y) to it", SIGMOID_FORMULA_ON_INPUT),

@@ -3,6 +3,20 @@
 WRONG_ANSWERS = {
     "ch06.accumulate": [
         (
+            "the code run, each .grad copied",
+            """
+x = Variable(np.array([1.0, -2.0, 3.0]))
+y = (x * x).sum()
+y.backward()
+grad_after_one = x.grad.copy()
+y.backward()
+grad_after_two = x.grad.copy()
+x.grad = None
+(x * 3).sum().backward()
+grad_after_reset = x.grad.copy()
+""",
+        ),
+        (
             "thinks a second backward overwrites .grad",
             "grad_after_one = [2.0, -4.0, 6.0]\ngrad_after_two = [2.0, -4.0, 6.0]\n"
             "grad_after_reset = [3.0, 3.0, 3.0]\n",
@@ -79,6 +93,11 @@ WRONG_ANSWERS = {
         ),
     ],
     "ch06.inplace": [
+        (
+            "each snippet run with the check's own snippet_raises",
+            "from varfunc.grading.ch06 import INPLACE_SNIPPETS, snippet_raises\n\n"
+            "predicted_raises = {k for k, source in INPLACE_SNIPPETS.items() if snippet_raises(source)}\n",
+        ),
         ("thinks writes through .data[...] are caught", 'predicted_raises = {"A", "D", "E", "F", "G"}\n'),
         ("misses tanh_ and .data assignment", 'predicted_raises = {"A", "D"}\n'),
         ("thinks a leaf may change in place", 'predicted_raises = {"D", "E", "G"}\n'),

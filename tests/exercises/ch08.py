@@ -13,8 +13,37 @@ class MomentumSGD:
             p.grad[...] = 0
 """
 
+MOMENTUM_KEYED_BY_SHAPE = """
+class MomentumSGD:
+    def __init__(self, params, lr, momentum=0.9):
+        self.params = list(params)
+        self.lr = lr
+        self.momentum = momentum
+        self.bufs = {}
+
+    def zero_grad(self):
+        for p in self.params:
+            p.grad[...] = 0
+
+    def step(self):
+        for p in self.params:
+            key = p.shape
+            if key not in self.bufs:
+                self.bufs[key] = p.grad.copy()
+            else:
+                self.bufs[key] = self.momentum * self.bufs[key] + p.grad
+            p.data -= self.lr * self.bufs[key]
+"""
+
+# params kept as given: a generator (model.parameters()) is used up by the first pass over it
+MOMENTUM_KEEPS_THE_GENERATOR = MOMENTUM_KEYED_BY_SHAPE.replace("list(params)", "params").replace(
+    "key = p.shape", "key = id(p)"
+)
+
 WRONG_ANSWERS = {
     "ch08.momentum_sgd": [
+        ("buffers keyed by the parameter's shape (same-shape parameters share one)", MOMENTUM_KEYED_BY_SHAPE),
+        ("keeps params as given: a generator is used up", MOMENTUM_KEEPS_THE_GENERATOR),
         (
             "a class of its own around the kit's SGD",
             "from varfunc import optim\n\n"

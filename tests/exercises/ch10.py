@@ -3,6 +3,22 @@
 WRONG_ANSWERS = {
     "ch10.predict_modern": [
         (
+            "walked from q.grad_fn with the kit, not predicted",
+            """
+x = Variable(np.array([1.0, 2.0]), requires_grad=True)
+c = Variable(np.array([3.0, 4.0]), requires_grad=False)
+q = (x * c).exp() + x
+predicted_next = {}
+todo = [q.grad_fn]
+while todo:
+    fn = todo.pop()
+    if fn is None or fn.name() == "AccumulateGrad" or fn.name() in predicted_next:
+        continue
+    predicted_next[fn.name()] = [(None if g is None else g.name(), nr) for g, nr in fn.next_functions]
+    todo += [g for g, _ in fn.next_functions]
+""",
+        ),
+        (
             "v0.1 names (Leaf, Mul) instead of today's",
             """
 predicted_next = {
@@ -92,6 +108,16 @@ def next_functions_of(fn):
 """,
         ),
         (
+            "(None, None) for an input that needs no gradient",
+            """
+def next_functions_of(fn):
+    return tuple(
+        (prev_fn, prev_fn.output_ids[arg_id]) if needed else (None, None)
+        for (prev_fn, arg_id), needed in zip(fn.previous_functions, fn.needs_input_grad)
+    )
+""",
+        ),
+        (
             "output number always 0",
             """
 def next_functions_of(fn):
@@ -144,6 +170,20 @@ def next_functions_of(fn):
         ),
     ],
     "ch10.double_count": [
+        (
+            "computed with viz.compare_orders and viz.naive_recursive_backward",
+            """
+def reused_graph():
+    a = Variable(np.array([2.0]), requires_grad=True)
+    b = a * a
+    return (b * 3 + b).sum(), {"a": a}
+
+results = viz.compare_orders(reused_graph).results
+wrong_orders = {name for name, r in results.items() if r.leaf_grads["a"][0] != 16.0} | {"naive"}
+loss, leaves = reused_graph()
+naive_grad_a = float(viz.naive_recursive_backward(loss, params=leaves).leaf_grads["a"][0])
+""",
+        ),
         ("micrograd's sort blamed too", 'wrong_orders = {"naive", "topo"}\nnaive_grad_a = 32.0\n'),
         ("naive recursion thought correct", "wrong_orders = set()\nnaive_grad_a = 16.0\n"),
         ("right ordering, gradient counted once too few", 'wrong_orders = {"naive"}\nnaive_grad_a = 24.0\n'),
@@ -189,6 +229,14 @@ predicted_next = {
         ),
     ],
     "ch10.double_count": [
+        (
+            "the gradient as a one-element list, as the chapter prints a=[8]",
+            'wrong_orders = {"naive"}\nnaive_grad_a = [32.0]\n',
+        ),
+        (
+            "the gradient as a one-element array",
+            'wrong_orders = {"naive"}\nnaive_grad_a = np.array([32.0])\n',
+        ),
         (
             "a list and an int",
             """

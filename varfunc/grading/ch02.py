@@ -8,7 +8,8 @@ import numpy as np
 
 from ..leaf import Leaf
 from ..variable import Variable
-from .core import SECRET, CheckFailed, as_numbers, exercise, expect_close, expect_equal, require
+from .core import SECRET, CheckFailed, as_numbers, exercise, expect_close, expect_equal, require, running
+from .predictions import expect_written_by_hand
 
 
 def _param_cases() -> list[tuple[str, Any, np.dtype, np.ndarray]]:
@@ -42,7 +43,8 @@ def check_make_param(ns: dict) -> None:
     """make_param must return a float leaf requiring grad that owns its memory, for many kinds of input."""
     make_param = ns["make_param"]
     for case, values, dtype, expected in _param_cases():
-        param = make_param(values)
+        with running(case):
+            param = make_param(values)
         if not isinstance(param, Variable):
             raise CheckFailed(case, "a Variable", type(param).__name__, "return Variable(...)")
         expect_equal(
@@ -94,12 +96,20 @@ def check_describe(ns: dict) -> None:
         ("constant * 2 (computed, but needs no grad)", constant * 2, "computed by MulConstant"),
     ]
     for case, variable, expected in cases:
-        expect_equal(
-            f"describe({case})",
-            describe(variable),
-            expected,
-            "look at v.volatile first, then whether v.creator is a Leaf, then type(v.creator).__name__",
-        )
+        with running(f"describe({case})"):
+            got = describe(variable)
+        expect_equal(f"describe({case})", got, expected, _describe_hint(variable, got))
+
+
+def _describe_hint(v: Variable, got: object) -> str:
+    """What the Variable of a failed case is made of, to compare with what describe made of it."""
+    if not isinstance(got, str):
+        return "return one of the four strings"
+    creator = "None" if v.creator is None else f"a {type(v.creator).__name__}"
+    return (
+        f"this Variable has volatile={v.volatile}, requires_grad={v.requires_grad} and creator "
+        f"{creator}: which of these decides what it is?"
+    )
 
 
 def _run_prediction_code() -> tuple[Any, Any]:
@@ -115,6 +125,7 @@ def _run_prediction_code() -> tuple[Any, Any]:
 def check_predict_grad(ns: dict) -> None:
     """The student's predictions must match what the kit computes for the chapter's code."""
     require(ns, "predicted_a_grad", "predicted_b_grad")
+    expect_written_by_hand(ns, "predicted_a_grad", "predicted_b_grad")
     a_grad, b_grad = _run_prediction_code()
     predicted_a, predicted_b = ns["predicted_a_grad"], ns["predicted_b_grad"]
     if predicted_a is None:

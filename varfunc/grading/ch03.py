@@ -10,7 +10,7 @@ import numpy as np
 from ..errors import ShapeError
 from ..function import Function
 from ..variable import Variable
-from .core import CheckFailed, exercise, expect_close
+from .core import CheckFailed, exercise, expect_close, running
 from .in_place import expect_in_place_changes_caught
 
 # (shape of a, shape of b): same shapes, a broadcast vector, both broadcast, a 0-d operand, and b
@@ -66,43 +66,54 @@ def _check_binary_op(namespace: dict, name: str, reference: Callable, formulas: 
     cls = _the_class(namespace, name)
     for seed, (shape_a, shape_b) in enumerate(SHAPES):
         case = f"{name} with a of shape {shape_a} and b of shape {shape_b}"
-        a_data, b_data = _operands(shape_a, shape_b, seed, away_from_zero=name == "Div")
-        a, b = Variable(a_data.copy()), Variable(b_data.copy())
-        out = cls()(a, b)
-        if not isinstance(out, Variable):
-            raise CheckFailed(
-                f"{case}: forward", "a Variable", type(out).__name__, "forward returns one array"
-            )
-        expected = reference(a_data, b_data)
-        expect_close(
-            f"{case}: forward value", out.data, expected, f"forward computes {formulas.split(';')[0]}"
-        )
-        g = np.random.default_rng(100 + seed).uniform(-1.0, 1.0, expected.shape)
-        seed_gradient = (
-            g.copy()
-        )  # backward gets a copy: one that writes into grad_output must not move the reference
-        try:
-            out.backward(seed_gradient)
-        except ShapeError as error:
-            raise CheckFailed(
-                f"{case}: backward",
-                "one gradient per input, of that input's shape",
-                str(error),
-                "sum the gradient over the dimensions that broadcasting added or stretched (sum_to_shape)",
-            ) from None
-        if not np.array_equal(seed_gradient, g):
-            raise CheckFailed(
-                f"{case}: grad_output after backward",
-                "unchanged",
-                "changed in place",
-                "compute new arrays (grad_output * b); never write into grad_output: the engine may hand "
-                "the same array to other Functions",
-            )
-        num_a, num_b = numerical_grads(reference, a_data, b_data, g)
-        expect_close(f"{case}: gradient for a", a.grad, num_a, formulas, rtol=1e-4, atol=1e-6)
-        expect_close(f"{case}: gradient for b", b.grad, num_b, formulas, rtol=1e-4, atol=1e-6)
+        with running(case):
+            _check_shapes(cls, case, seed, (shape_a, shape_b), reference, formulas, name == "Div")
     _check_one_input_needs_grad(cls, name, reference, formulas)
     _check_input_changed_in_place(cls, name, reference)
+
+
+def _check_shapes(
+    cls: type, case: str, seed: int, shapes: tuple, reference: Callable, formulas: str, divides: bool
+) -> None:
+    """Forward and both gradients of one pair of shapes (the same-shape pairs come first)."""
+    a_data, b_data = _operands(*shapes, seed, away_from_zero=divides)
+    a, b = Variable(a_data.copy()), Variable(b_data.copy())
+    out = cls()(a, b)
+    if not isinstance(out, Variable):
+        raise CheckFailed(f"{case}: forward", "a Variable", type(out).__name__, "forward returns one array")
+    expected = reference(a_data, b_data)
+    expect_close(f"{case}: forward value", out.data, expected, f"forward computes {formulas.split(';')[0]}")
+    g = np.random.default_rng(100 + seed).uniform(-1.0, 1.0, expected.shape)
+    seed_gradient = g.copy()  # backward gets a copy: one that writes into grad_output must not move g
+    try:
+        out.backward(seed_gradient)
+    except ShapeError as error:
+        raise CheckFailed(
+            f"{case}: backward",
+            "one gradient per input, of that input's shape",
+            str(error),
+            "sum the gradient over the dimensions that broadcasting added or stretched (sum_to_shape)",
+        ) from None
+    if not np.array_equal(seed_gradient, g):
+        raise CheckFailed(
+            f"{case}: grad_output after backward",
+            "unchanged",
+            "changed in place",
+            "compute new arrays (grad_output * b); never write into grad_output: the engine may hand "
+            "the same array to other Functions",
+        )
+    for label, leaf, numerical in zip("ab", (a, b), numerical_grads(reference, a_data, b_data, g)):
+        hint = formulas if leaf.shape == out.shape else _broadcast_hint(label, leaf.shape, out.shape)
+        expect_close(f"{case}: gradient for {label}", leaf.grad, numerical, hint, rtol=1e-4, atol=1e-6)
+
+
+def _broadcast_hint(label: str, shape: tuple, out_shape: tuple) -> str:
+    """The hint for the gradient of an input that broadcasting stretched (the same-shape pairs passed)."""
+    return (
+        f"the same-shape cases passed; here {label} of shape {shape} was broadcast to {out_shape}: its "
+        "gradient, computed at the output's shape, must be summed over the dims broadcasting added or "
+        f"stretched, back to {shape} (sum_to_shape)"
+    )
 
 
 def _check_one_input_needs_grad(cls: type, name: str, reference: Callable, formulas: str) -> None:
@@ -115,7 +126,8 @@ def _check_one_input_needs_grad(cls: type, name: str, reference: Callable, formu
         inputs[frozen].requires_grad = False
         case = f"{name} where {'ab'[frozen]} does not require grad: gradient for {'ab'[needed]}"
         try:
-            cls()(*inputs).backward(g)
+            with running(case):
+                cls()(*inputs).backward(g)
         except ShapeError as error:
             raise CheckFailed(
                 case,

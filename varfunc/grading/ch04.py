@@ -11,7 +11,8 @@ from ..engine import ExecutionEngine
 from ..function import Function
 from ..variable import Variable
 from ..viz import GraphView, trace
-from .core import CheckFailed, exercise, expect_close, expect_equal, kit_code_refused, require
+from .core import CheckFailed, exercise, expect_close, expect_equal, kit_code_refused, require, running
+from .predictions import expect_written_by_hand
 
 _OWN_CODE = "write it with your own code: the exercise asks for what the engine's method does"
 
@@ -50,6 +51,7 @@ def _as_counts(value: Any) -> Any:
 def check_dependencies(namespace: dict) -> None:
     """The predicted counts equal _compute_dependencies'; the predicted order equals the stack engine's."""
     require(namespace, "predicted_counts", "predicted_order")
+    expect_written_by_hand(namespace, "predicted_counts", "predicted_order")
     loss, params = exercise_graph()
     view = GraphView(loss, params)
     counts = ExecutionEngine()._compute_dependencies(loss.creator)
@@ -141,7 +143,8 @@ def _check_is_ready(is_ready: Callable) -> None:
     ]
     for counts, expected in cases:
         dependencies = {f: list(counts), g: [5]}
-        got = is_ready(dependencies, f)
+        with running(f"dependencies[function] == {counts}"):
+            got = is_ready(dependencies, f)
         if not isinstance(got, (bool, np.bool_)):
             raise CheckFailed(f"dependencies[function] == {counts}", "True or False", got, "return a bool")
         expect_equal(
@@ -151,14 +154,19 @@ def _check_is_ready(is_ready: Callable) -> None:
             "ready means every consumer of every output has sent its gradient: all counts are 0",
         )
         expect_equal(
-            f"dependencies[function] == {counts}: the dict is unchanged", dependencies, {f: counts, g: [5]}
+            f"dependencies[function] == {counts}: the dict is unchanged",
+            dependencies,
+            {f: counts, g: [5]},
+            "only read the counts: the engine keeps using this dict after it asks",
         )
     x = Variable(np.array([1.0, 2.0, 3.0, 4.0]))
     first, second = _Split()(x)
     loss = (first * 3 + second * second).sum()
-    loss.backward(engine=_engine_with("_is_ready_for_backward", is_ready))
+    case = "backward through a two-output Function, with your function deciding readiness"
+    with running(case):
+        loss.backward(engine=_engine_with("_is_ready_for_backward", is_ready))
     expect_close(
-        "backward through a two-output Function, with your function deciding readiness",
+        case,
         x.grad,
         [3.0, 3.0, 6.0, 8.0],
         "a Function with two outputs is ready only when both outputs have all their gradients",
@@ -180,61 +188,90 @@ def check_add_grad(namespace: dict) -> None:
 
 def _check_add_grad(add_grad: Callable) -> None:
     hint = "store the first array as is but remember it is borrowed; copy it before the first in-place sum"
+    need_copy: set = set()
+    _check_shared_array(add_grad, need_copy, hint)
+    _check_two_slots_of_one_buffer(add_grad, need_copy, hint)
+    _check_three_gradients(add_grad, need_copy, hint)
+    setup = "r = x*y + (x+y), backward(seed [1]) with your add_grad"
+    x, y = Variable(np.array([2.0])), Variable(np.array([3.0]))
+    seed = np.array([1.0])
+    with running(setup):
+        (x * y + (x + y)).backward(seed, engine=_engine_with("_add_grad", add_grad))
+    expect_close(f"{setup}: x.grad", x.grad, [4.0], hint)
+    expect_close(f"{setup}: y.grad", y.grad, [3.0], hint)
+    expect_close(f"{setup}: the seed the caller passed to backward", seed, [1.0], hint)
+
+
+def _check_shared_array(add_grad: Callable, need_copy: set, hint: str) -> None:
+    """One array into two empty slots (Add.backward hands the same array to both), then each summed."""
     shared = np.array([1.0, 2.0])
     first, second = [None], [None]
-    need_copy: set = set()
-    add_grad(need_copy, first, 0, shared)  # Add.backward hands the same array to two slots
+    start = "the array [1, 2] into empty slot 1"
+    with running(start):
+        add_grad(need_copy, first, 0, shared)
     if first[0] is None:
         raise CheckFailed(
-            "the first gradient into an empty slot: buffer[output_nr]",
+            f"{start}: slot 1",
             "the array grad",
             "None: the slot was left empty",
             "write into the list you are given: buffer[output_nr] = grad (a new list would be lost)",
         )
     expect_equal(
-        "the first gradient into an empty slot: buffer[output_nr] is grad",
+        f"{start}: slot 1 is that very array",
         first[0] is shared,
         True,
         "store the first array as it is (no copy): most slots never get a second gradient",
     )
-    add_grad(need_copy, second, 0, shared)
-    add_grad(need_copy, first, 0, np.array([10.0, 20.0]))
-    expect_close("two slots got the same array, then slot 1 summed: slot 1", first[0], [11.0, 22.0], hint)
-    expect_close("... the shared array itself", shared, [1.0, 2.0], hint)
-    expect_close("... slot 2", second[0], [1.0, 2.0], hint)
-    add_grad(need_copy, second, 0, np.array([100.0, 200.0]))
-    expect_close("then slot 2 summed: slot 2", second[0], [101.0, 202.0], hint)
-    expect_close("... the shared array itself", shared, [1.0, 2.0], hint)
-    expect_close("... slot 1", first[0], [11.0, 22.0], hint)
+    setup = "the array [1, 2] into empty slots 1 and 2, then [10, 20] into slot 1"
+    with running(setup):
+        add_grad(need_copy, second, 0, shared)
+        add_grad(need_copy, first, 0, np.array([10.0, 20.0]))
+    expect_close(f"{setup}: slot 1", first[0], [11.0, 22.0], hint)
+    expect_close(f"{setup}: the array [1, 2] itself", shared, [1.0, 2.0], hint)
+    expect_close(f"{setup}: slot 2", second[0], [1.0, 2.0], hint)
+    setup += ", then [100, 200] into slot 2"
+    with running(setup):
+        add_grad(need_copy, second, 0, np.array([100.0, 200.0]))
+    expect_close(f"{setup}: slot 2", second[0], [101.0, 202.0], hint)
+    expect_close(f"{setup}: the array [1, 2] itself", shared, [1.0, 2.0], hint)
+    expect_close(f"{setup}: slot 1", first[0], [11.0, 22.0], hint)
+
+
+def _check_two_slots_of_one_buffer(add_grad: Callable, need_copy: set, hint: str) -> None:
+    """Two borrowed arrays in slots 0 and 1 of one buffer, then a sum into each."""
     left, right = np.array([1.0]), np.array([2.0])
     pair = [None, None]
-    add_grad(need_copy, pair, 0, left)  # two borrowed arrays in two slots of one buffer
-    add_grad(need_copy, pair, 1, right)
-    add_grad(need_copy, pair, 0, np.array([10.0]))
-    add_grad(need_copy, pair, 1, np.array([20.0]))
-    expect_close("two arrays in slots 0 and 1 of one buffer, then summed: slot 0", pair[0], [11.0], hint)
-    expect_close("... slot 1", pair[1], [22.0], hint)
-    expect_close("... the array first stored in slot 0", left, [1.0], hint)
-    expect_close("... the array first stored in slot 1", right, [2.0], hint)
+    setup = "[1] into slot 0 and [2] into slot 1 of one buffer, then [10] into slot 0 and [20] into slot 1"
+    with running(setup):
+        add_grad(need_copy, pair, 0, left)
+        add_grad(need_copy, pair, 1, right)
+        add_grad(need_copy, pair, 0, np.array([10.0]))
+        add_grad(need_copy, pair, 1, np.array([20.0]))
+    expect_close(f"{setup}: slot 0", pair[0], [11.0], hint)
+    expect_close(f"{setup}: slot 1", pair[1], [22.0], hint)
+    expect_close(f"{setup}: the array [1] itself", left, [1.0], hint)
+    expect_close(f"{setup}: the array [2] itself", right, [2.0], hint)
+
+
+def _check_three_gradients(add_grad: Callable, need_copy: set, hint: str) -> None:
+    """Three gradients into slot 1 of a two-slot buffer: the second sum goes in place into the copy."""
     arrived = [np.array([1.0]), np.array([2.0]), np.array([4.0])]
     two = [None, None]
-    add_grad(need_copy, two, 1, arrived[0])
-    expect_equal("a two-slot buffer after one gradient into slot 1: slot 0", two[0], None)
-    add_grad(need_copy, two, 1, arrived[1])  # the first sum: the borrowed array is copied
-    summed = two[1]
-    add_grad(need_copy, two, 1, arrived[2])
-    expect_close("three gradients summed into slot 1", two[1], [7.0], "add every gradient that arrives")
-    expect_close("... the arrays that arrived", np.concatenate(arrived), [1.0, 2.0, 4.0], hint)
+    setup = "[1] into slot 1 of an empty two-slot buffer"
+    with running(setup):
+        add_grad(need_copy, two, 1, arrived[0])
+    expect_equal(f"{setup}: slot 0", two[0], None, "add_grad changes only the slot output_nr names")
+    setup = "[1], [2], then [4] into slot 1 of a two-slot buffer"
+    with running(setup):
+        add_grad(need_copy, two, 1, arrived[1])  # the first sum: the borrowed array is copied
+        summed = two[1]
+        add_grad(need_copy, two, 1, arrived[2])
+    expect_close(f"{setup}: slot 1", two[1], [7.0], "add every gradient that arrives")
+    expect_close(f"{setup}: the arrays [1], [2] and [4]", np.concatenate(arrived), [1.0, 2.0, 4.0], hint)
     expect_equal(
-        "... the third gradient is summed in place into the slot's own copy (the same array)",
+        f"{setup}: the [4] is summed in place into the slot's own copy (the same array as after [2])",
         two[1] is summed,
         True,
         "once the slot holds its own copy it is no longer borrowed: sum into it in place (+=), "
         "not into a new array at every sum",
     )
-    x, y = Variable(np.array([2.0])), Variable(np.array([3.0]))
-    seed = np.array([1.0])
-    (x * y + (x + y)).backward(seed, engine=_engine_with("_add_grad", add_grad))
-    expect_close("r = x*y + (x+y) with your add_grad: x.grad", x.grad, [4.0], hint)
-    expect_close("... y.grad", y.grad, [3.0], hint)
-    expect_close("... the seed the caller passed to backward", seed, [1.0], hint)

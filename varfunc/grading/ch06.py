@@ -8,7 +8,8 @@ import numpy as np
 
 from ..errors import VarfuncError
 from ..variable import Variable
-from .core import SECRET, CheckFailed, as_numbers, exercise, expect_close, expect_equal, require
+from .core import SECRET, CheckFailed, as_numbers, exercise, expect_close, expect_equal, require, running
+from .predictions import expect_written_by_hand, predictions_wrong
 
 # The snippets of the in-place exercise: the notebook prints them from here, and the check runs them.
 INPLACE_SNIPPETS = {
@@ -54,6 +55,7 @@ def check_accumulate(ns: dict) -> None:
         "grad_after_reset": "what does .grad hold after x.grad = None, before this backward adds to it?",
     }
     require(ns, *truth)
+    expect_written_by_hand(ns, *truth)
     for name, expected in truth.items():
         expect_close(name, as_numbers(name, ns[name]), expected, hints[name], secret=True)
 
@@ -67,17 +69,55 @@ def check_accumulate(ns: dict) -> None:
 def check_clip_hook(ns: dict) -> None:
     """The hook records the largest |g| before clipping and returns a clipped copy, never changing g."""
     make_clip_hook = ns["make_clip_hook"]
+    _check_hook_on_a_sum(make_clip_hook)
+    _check_hook_on_one_leaf(make_clip_hook)
+    _check_hook_called_twice(make_clip_hook)
+    case = "m.grad for a 2x3 leaf m, L = sum(m^2), limit 2.5"
+    m = Variable(np.array([[1.0, -2.0, 3.0], [0.5, 4.0, -6.0]]))
+    log_m: list = []
+    with running(case):
+        m.register_hook("clip", make_clip_hook(2.5, log_m))
+        (m * m).sum().backward()  # dL/dm = 2m
+    expect_close(
+        case,
+        m.grad,
+        np.clip(2 * m.data, -2.5, 2.5),
+        "work on whole arrays (np.abs, np.clip), whatever their shape",
+    )
+    expect_close(
+        "log for the 2x3 gradient",
+        np.array(log_m, dtype=float),
+        [12.0],
+        "append max |g| over the whole array, before clipping",
+    )
 
+
+def _clip_hint(got: Any, grad: np.ndarray, limit: float) -> str:
+    """What the hook did to grad, judged from the gradient that came out (got)."""
+    got, grad = np.asarray(got, dtype=float), np.asarray(grad, dtype=float)
+    if got.shape != grad.shape:
+        return "return an array of the gradient's shape: the clipped gradient"
+    if np.allclose(got, grad):
+        return "the gradient came through unclipped: return the clipped array from the hook"
+    if np.allclose(got, np.minimum(grad, limit)):
+        return f"values above {limit:g} are clipped, but values below -{limit:g} are not"
+    if np.allclose(got, np.maximum(grad, -limit)):
+        return f"values below -{limit:g} are clipped, but values above {limit:g} are not"
+    return f"clip every value into [-{limit:g}, {limit:g}] (np.clip) and return the clipped array"
+
+
+def _check_hook_on_a_sum(make_clip_hook: Any) -> None:
+    case = "a hook on s = a + b, limit 1, backward(seed [5, -7, 0.5])"
     a, b = Variable(np.array([1.0, 2.0, 3.0])), Variable(np.array([4.0, 5.0, 6.0]))
     s = a + b
     log: list = []
-    s.register_hook("clip", make_clip_hook(1.0, log))
     seed = np.array([5.0, -7.0, 0.5])
-    s.backward(seed)
+    with running(case):
+        s.register_hook("clip", make_clip_hook(1.0, log))
+        s.backward(seed)
+    hint = _clip_hint(a.grad, [5.0, -7.0, 0.5], 1.0)
     for name, leaf in (("a", a), ("b", b)):
-        expect_close(
-            f"{name}.grad for a hook on s = a + b", leaf.grad, [1.0, -1.0, 0.5], "return the clipped array"
-        )
+        expect_close(f"{name}.grad for a hook on s = a + b", leaf.grad, [1.0, -1.0, 0.5], hint)
     expect_close(
         "the seed passed to backward",
         seed,
@@ -88,11 +128,15 @@ def check_clip_hook(ns: dict) -> None:
         "log after one backward", np.asarray(log, dtype=float), [7.0], "append max |g|, before clipping"
     )
 
+
+def _check_hook_on_one_leaf(make_clip_hook: Any) -> None:
+    case = "c.grad for a hook on leaf c of c + d"
     c, d = Variable(np.array([1.0, 2.0, 3.0])), Variable(np.array([4.0, 5.0, 6.0]))
     log_c: list = []
-    c.register_hook("clip", make_clip_hook(1.0, log_c))
-    (c + d).backward(np.array([9.0, -3.0, 0.5]))  # the largest |g| is a positive g this time
-    expect_close("c.grad for a hook on leaf c of c + d", c.grad, [1.0, -1.0, 0.5], "return the clipped array")
+    with running(case):
+        c.register_hook("clip", make_clip_hook(1.0, log_c))
+        (c + d).backward(np.array([9.0, -3.0, 0.5]))  # the largest |g| is a positive g this time
+    expect_close(case, c.grad, [1.0, -1.0, 0.5], _clip_hint(c.grad, [9.0, -3.0, 0.5], 1.0))
     expect_close(
         "d.grad (no hook on d)", d.grad, [9.0, -3.0, 0.5], "a hook changes only its own Variable's gradient"
     )
@@ -103,18 +147,23 @@ def check_clip_hook(ns: dict) -> None:
         "append max |g|, before clipping",
     )
 
+
+def _check_hook_called_twice(make_clip_hook: Any) -> None:
+    case = "x.grad through a hook on h = 3x, L = sum(h^2), limit 2"
     x = Variable(np.array([0.1, 1.0, -2.0]))
     h = x * 3
     log2: list = []
-    h.register_hook("clip", make_clip_hook(2.0, log2))
-    (h * h).sum().backward()  # dL/dh = 2h = 6x = [0.6, 6, -12]
+    with running(case):
+        h.register_hook("clip", make_clip_hook(2.0, log2))
+        (h * h).sum().backward()  # dL/dh = 2h = 6x = [0.6, 6, -12]
     expect_close(
-        "x.grad through a hook on h = 3x, L = sum(h^2), limit 2",
+        case,
         x.grad,
         3 * np.clip(6 * x.data, -2.0, 2.0),
         "the hook's return value replaces h's gradient before Mul's backward runs",
     )
-    (0.5 * h * h).sum().backward()  # dL/dh = h = [0.3, 3, -6]: a smaller largest |g| than the first
+    with running("a second backward through h: L = sum(0.5 h^2)"):
+        (0.5 * h * h).sum().backward()  # dL/dh = h = [0.3, 3, -6]: a smaller largest |g| than the first
     expect_equal("log after two backward calls", len(log2), 2, "append one entry per call of the hook")
     expect_close(
         "values in the log (the second backward's gradient is [0.3, 3, -6])",
@@ -122,18 +171,6 @@ def check_clip_hook(ns: dict) -> None:
         [12.0, 6.0],
         "append this call's max |g|, not the largest so far",
     )
-
-    m = Variable(np.array([[1.0, -2.0, 3.0], [0.5, 4.0, -6.0]]))
-    log_m: list = []
-    m.register_hook("clip", make_clip_hook(2.5, log_m))
-    (m * m).sum().backward()  # dL/dm = 2m
-    expect_close(
-        "m.grad for a 2x3 leaf m, L = sum(m^2), limit 2.5",
-        m.grad,
-        np.clip(2 * m.data, -2.5, 2.5),
-        "work on whole arrays (np.abs, np.clip), whatever their shape",
-    )
-    expect_close("log for the 2x3 gradient", np.array(log_m, dtype=float), [12.0])
 
 
 @exercise(
@@ -144,9 +181,15 @@ def check_clip_hook(ns: dict) -> None:
 def check_inplace(ns: dict) -> None:
     """The predicted set of snippet letters against running each snippet."""
     require(ns, "predicted_raises")
+    expect_written_by_hand(ns, "predicted_raises")
     predicted = ns["predicted_raises"]
     if not isinstance(predicted, (set, frozenset, list, tuple)):
-        raise CheckFailed("predicted_raises", "a set of letters like {'A', 'C'}", type(predicted).__name__)
+        raise CheckFailed(
+            "predicted_raises",
+            "a set of letters like {'A', 'C'}",
+            type(predicted).__name__,
+            "one string per snippet, in a set: {'A', 'C'}, not 'AC' or 'A, C'",
+        )
     predicted = {str(letter).strip().upper() for letter in predicted}
     unknown = sorted(predicted - set(INPLACE_SNIPPETS))
     if unknown:
@@ -160,7 +203,7 @@ def check_inplace(ns: dict) -> None:
     wrong = [letter for letter in sorted(INPLACE_SNIPPETS) if (letter in predicted) != (letter in actual)]
     if wrong:  # not which ones: for a yes-or-no question, that would be the answer
         raise CheckFailed(
-            f"{len(wrong)} of the {len(INPLACE_SNIPPETS)} predictions are wrong",
+            predictions_wrong(len(wrong), len(INPLACE_SNIPPETS)),
             SECRET,
             "raises: " + (", ".join(sorted(predicted)) or "none"),
             "; ".join(f"{letter}: {hint}" for letter, hint in _HINTS.items()),

@@ -9,14 +9,8 @@ import numpy as np
 from ..errors import GradcheckError
 from ..gradcheck import gradcheck
 from ..variable import Variable
-from .core import (
-    CheckFailed,
-    exercise,
-    expect_close,
-    expect_equal,
-    expect_nodes_independent,
-)
-from .in_place import expect_in_place_changes_caught
+from .core import CheckFailed, exercise, expect_close, expect_equal, running
+from .in_place import expect_in_place_changes_caught, expect_nodes_independent
 
 # 5 and 15: a forward that switches to a for a > t is right at these points only if t is past 15
 WIDE = np.array([-1000.0, -30.0, -1.0, 0.0, 1.0, 5.0, 15.0, 30.0, 1000.0])
@@ -25,7 +19,8 @@ POINTS = "[" + ", ".join(f"{a:g}" for a in WIDE) + "]"
 
 def _gradcheck(case: str, fn, inputs: list, hint: str) -> None:
     try:
-        gradcheck(fn, inputs)
+        with running(case):
+            gradcheck(fn, inputs)
     except GradcheckError as error:
         raise CheckFailed(case, "gradcheck passes", " | ".join(str(error).splitlines()[:3]), hint) from None
 
@@ -41,7 +36,8 @@ def check_softplus(ns: dict) -> None:
     Softplus = ns["Softplus"]
     x = Variable(WIDE.copy())
     with np.errstate(all="ignore"):  # a naive answer overflows: report the wrong value, not a warning
-        y = Softplus()(x)
+        with running(f"forward on {POINTS}"):
+            y = Softplus()(x)
         expect_close(
             f"forward on {POINTS}",
             y,
@@ -52,7 +48,8 @@ def check_softplus(ns: dict) -> None:
             atol=1e-300,
             at=("a", WIDE),
         )
-        y.backward(np.full(WIDE.shape, 2.0))
+        with running(f"gradient on {POINTS} with grad_output = 2"):
+            y.backward(np.full(WIDE.shape, 2.0))
         expect_close(
             f"gradient on {POINTS} with grad_output = 2",
             x.grad,
@@ -74,7 +71,8 @@ def check_softplus(ns: dict) -> None:
     a32 = np.array([-200.0, -30.0, 0.0, 50.0, 100.0, 500.0], dtype=np.float32)
     x32 = Variable(a32.copy())
     with np.errstate(all="ignore"):
-        y32 = Softplus()(x32)
+        with running("forward on the float32 input [-200, -30, 0, 50, 100, 500]"):
+            y32 = Softplus()(x32)
         expect_close(
             "forward on the float32 input [-200, -30, 0, 50, 100, 500]",
             y32,
@@ -83,8 +81,16 @@ def check_softplus(ns: dict) -> None:
             rtol=1e-6,
             at=("a", a32),
         )
-        y32.backward(np.ones(a32.shape, dtype=np.float32))
-        expect_close("its gradient", x32.grad, _sigmoid(a32.astype(np.float64)), rtol=1e-6, atol=1e-7)
+        with running("the gradient for the float32 input [-200, -30, 0, 50, 100, 500]"):
+            y32.backward(np.ones(a32.shape, dtype=np.float32))
+        expect_close(
+            "the gradient for the float32 input [-200, -30, 0, 50, 100, 500]",
+            x32.grad,
+            _sigmoid(a32.astype(np.float64)),
+            "sigmoid(a) times grad_output; in float32 exp overflows past 88: keep every value finite",
+            rtol=1e-6,
+            atol=1e-7,
+        )
     a = np.array([-1.0, 0.5, 2.0])
     expect_in_place_changes_caught("Softplus", lambda v: Softplus()(v), [a], [_sigmoid(a)], inputs=("a",))
     expect_nodes_independent("Softplus", lambda v: Softplus()(v), [a], [a * 2 + 0.3], lambda v: [_sigmoid(v)])
@@ -101,7 +107,8 @@ def check_clamp_ste(ns: dict) -> None:
     ClampSTE = ns["ClampSTE"]
     a = np.array([-2.0, -1.0, -0.5, 0.0, 0.7, 1.0, 3.0])  # -1 and 1 are on the bounds: inside
     x = Variable(a.copy())
-    result = ClampSTE(-1.0, 1.0)(x)
+    with running("ClampSTE(-1, 1)(x)"):
+        result = ClampSTE(-1.0, 1.0)(x)
     if not isinstance(result, tuple) or len(result) != 2:
         raise CheckFailed("ClampSTE(-1, 1)(x) returns two outputs", "(clamped, mask)", type(result).__name__)
     clamped, mask = result
@@ -124,9 +131,15 @@ def check_clamp_ste(ns: dict) -> None:
         False,
         "a float output requires grad unless forward calls self.mark_non_differentiable(mask)",
     )
-    expect_equal("clamped.requires_grad", clamped.requires_grad, True)
+    expect_equal(
+        "clamped.requires_grad",
+        clamped.requires_grad,
+        True,
+        "only the mask is non-differentiable: mark_non_differentiable(mask), not the clamped values",
+    )
     weights = np.array([1.0, -2.0, 3.0, -4.0, 5.0, -6.0, 7.0])  # signs mixed: abs(g) is no pass-through
-    (clamped * weights).sum().backward()
+    with running("backward of sum(clamped * [1, -2, 3, -4, 5, -6, 7])"):
+        (clamped * weights).sum().backward()
     expect_close(
         "x.grad for sum(clamped * [1, -2, 3, -4, 5, -6, 7])",
         x.grad,
@@ -134,12 +147,20 @@ def check_clamp_ste(ns: dict) -> None:
         "straight-through: return grad_output unchanged, also where the value was clipped",
     )
     y = Variable(np.array([[0.5, 4.0], [-3.0, 0.0]], dtype=np.float32))
-    clamped, mask = ClampSTE(-2.0, 2.0)(y)
+    with running("ClampSTE(-2, 2) on a 2x2 float32 input"):
+        clamped, mask = ClampSTE(-2.0, 2.0)(y)
     expect_equal("mask dtype for a float32 input", str(mask.dtype), "float32", "a's dtype, not float")
-    (clamped.sum() + mask.sum()).backward()
-    expect_close("y.grad when the mask is used too (2x2 float32 input)", y.grad, np.ones((2, 2)))
+    with running("backward of clamped.sum() + mask.sum() (2x2 float32 input)"):
+        (clamped.sum() + mask.sum()).backward()
+    expect_close(
+        "y.grad when the mask is used too (2x2 float32 input)",
+        y.grad,
+        np.ones((2, 2)),
+        "straight-through: the clamped output's gradient, unchanged; the mask adds nothing (no gradient)",
+    )
     z = np.array([-0.5, 0.5, 2.0])
-    clamped, mask = ClampSTE(0.0, 1.0)(Variable(z))
+    with running("ClampSTE(0, 1) on [-0.5, 0.5, 2]"):
+        clamped, mask = ClampSTE(0.0, 1.0)(Variable(z))
     expect_close(
         "ClampSTE(0, 1): clamped values of [-0.5, 0.5, 2]", clamped, np.clip(z, 0.0, 1.0), "use lo and hi"
     )
@@ -152,22 +173,41 @@ def check_mul_add(ns: dict) -> None:
     MulAdd = ns["MulAdd"]
     rng = np.random.default_rng(9)
     arrays = [rng.normal(size=(2, 3)) for _ in range(3)]
-    expect_close("forward", MulAdd()(*[Variable(v) for v in arrays]), arrays[0] * arrays[1] + arrays[2])
-    _gradcheck("gradcheck, all inputs require grad", lambda a, b, c: MulAdd()(a, b, c), arrays, "")
+    with running("forward"):
+        out = MulAdd()(*[Variable(v) for v in arrays])
+    expect_close("forward", out, arrays[0] * arrays[1] + arrays[2], "forward returns a * b + c")
+    _gradcheck(
+        "gradcheck, all inputs require grad",
+        lambda a, b, c: MulAdd()(a, b, c),
+        arrays,
+        "each input's gradient is grad_output times the derivative of a * b + c with respect to that input",
+    )
     g = rng.normal(size=(2, 3))
     expected = (g * arrays[1], g * arrays[0], g)
     for needs in itertools.product([True, False], repeat=3):
         if not any(needs):
             continue
         fn = MulAdd()
-        fn(*[Variable(v, requires_grad=r) for v, r in zip(arrays, needs)])
-        grads = fn.backward(g)
+        with running(f"backward with needs_input_grad={needs}"):
+            fn(*[Variable(v, requires_grad=r) for v, r in zip(arrays, needs)])
+            grads = fn.backward(g)
         if not isinstance(grads, tuple) or len(grads) != 3:
-            raise CheckFailed(f"backward with needs_input_grad={needs}", "a tuple of 3", repr(type(grads)))
+            raise CheckFailed(
+                f"backward with needs_input_grad={needs}",
+                "a tuple of 3",
+                repr(type(grads)),
+                "return one gradient per input, None for an input that needs none",
+            )
         for index, (needed, grad) in enumerate(zip(needs, grads)):
             case = f"gradient {index} with needs_input_grad={needs}"
             if needed:
-                expect_close(case, grad, expected[index])
+                expect_close(
+                    case,
+                    grad,
+                    expected[index],
+                    f"input {index} needs its gradient here: is the gradient in slot {index} of the tuple "
+                    f"the one for input {index}, read with self.needs_input_grad[{index}]?",
+                )
             elif grad is not None:
                 raise CheckFailed(case, "None", type(grad).__name__, "return None where it is not needed")
     ones = np.ones((2, 3))

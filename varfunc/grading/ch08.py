@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -10,7 +11,7 @@ from .. import train as train_module
 from ..nn import Linear, ReLU, Sequential, cross_entropy
 from ..optim import SGD, Adam
 from ..variable import Variable
-from .core import CheckFailed, exercise, expect_close, kit_code_refused, kits_own
+from .core import CheckFailed, exercise, expect_close, kit_code_refused, kits_own, running
 
 _MOMENTUM_HINT = (
     "per parameter: buf = copy of g on the first step, then buf = momentum * buf + g; "
@@ -18,28 +19,25 @@ _MOMENTUM_HINT = (
 )
 
 
-def _momentum_case(make: Callable, case: str, shapes: list, lr: float, momentum: float, steps: int) -> None:
-    """Run the student's optimizer and varfunc.optim.SGD side by side on the same gradients."""
+def _momentum_case(
+    make: Callable, case: str, shapes: list, lr: float, momentum: float, steps: int, as_list: bool = False
+) -> None:
+    """The student's optimizer and optim.SGD side by side on the same gradients (params: a generator)."""
     rng = np.random.default_rng(len(shapes) * 10 + steps)
     start = [rng.standard_normal(shape) for shape in shapes]
     mine = [Variable(a.copy(), requires_grad=True) for a in start]
     theirs = [Variable(a.copy(), requires_grad=True) for a in start]
-    optimizer = make((p for p in mine), lr=lr, momentum=momentum)  # a generator, as model.parameters()
+    with running(f"{case}: MomentumSGD(params, lr={lr}, momentum={momentum})"):
+        optimizer = make(list(mine) if as_list else (p for p in mine), lr=lr, momentum=momentum)
     borrowed = kits_own(type(optimizer), methods=("step",))
     if borrowed:
         raise CheckFailed(f"{case}: the optimizer's step", "your own step()", borrowed, _MOMENTUM_HINT)
     reference = SGD(theirs, lr=lr, momentum=momentum)
     for step in range(1, steps + 1):
         grads = [rng.standard_normal(shape) for shape in shapes]
-        for opt, params in ((optimizer, mine), (reference, theirs)):
-            opt.zero_grad()
-            for param, grad in zip(params, grads):
-                param.grad += grad  # what backward does: add into the zeroed .grad, in place
-            if opt is reference:
-                opt.step()
-                continue
-            with kit_code_refused(f"{case}: your step()", _MOMENTUM_HINT, (SGD, "step")):
-                opt.step()  # a wrapper around the kit's SGD would pass otherwise
+        with running(f"{case}: step {step}"):
+            _one_step(optimizer, mine, grads, f"{case}: your step()")
+        _one_step(reference, theirs, grads)
         for index, (got, expected) in enumerate(zip(mine, theirs)):
             expect_close(
                 f"{case}: parameter {index} (shape {got.shape}) after step {step}",
@@ -47,6 +45,21 @@ def _momentum_case(make: Callable, case: str, shapes: list, lr: float, momentum:
                 expected.data,
                 _MOMENTUM_HINT,
             )
+
+
+def _one_step(optimizer: Any, params: list, grads: list, refused: str = "") -> None:
+    """zero_grad(), the gradients added into .grad, step(); refused: the case that refuses SGD.step."""
+    optimizer.zero_grad()
+    for param, grad in zip(params, grads):
+        param.grad += grad  # what backward does: add into the zeroed .grad, in place
+    if not refused:
+        optimizer.step()
+        return
+    with kit_code_refused(refused, _MOMENTUM_HINT, (SGD, "step")):
+        optimizer.step()  # a wrapper around the kit's SGD would pass otherwise
+
+
+_SAME_SHAPE = "two parameters of the same shape (3,), different gradients, momentum=0.9"
 
 
 @exercise(
@@ -57,14 +70,66 @@ def _momentum_case(make: Callable, case: str, shapes: list, lr: float, momentum:
 )
 def check_momentum_sgd(ns: dict) -> None:
     make = ns["MomentumSGD"]
-    _momentum_case(make, "one parameter, lr=0.1, momentum=0.9", [(3,)], 0.1, 0.9, 4)
+    _first_momentum_case(make)
     _momentum_case(make, "two parameters (a matrix and a scalar), momentum=0.5", [(2, 3), ()], 0.05, 0.5, 3)
+    try:
+        _momentum_case(make, _SAME_SHAPE, [(3,), (3,)], 0.1, 0.9, 4)
+    except CheckFailed as failure:
+        if failure.case.startswith(f"{_SAME_SHAPE}: parameter"):
+            failure.hint = (
+                "the cases with parameters of different shapes passed: does each parameter keep a "
+                "buffer of its own, or do two parameters of one shape share one?"
+            )
+        raise
     _momentum_case(make, "momentum=0 (plain SGD)", [(4,)], 0.2, 0.0, 2)
+    _check_zero_grad(make)
+
+
+_GENERATOR_HINT = (
+    "with a list of the same parameters it passes, with a generator (as model.parameters() gives "
+    "them) it does not: params may be a generator, which one pass uses up: turn it into a list once"
+)
+
+
+def _first_momentum_case(make: Callable) -> None:
+    """One parameter; when only the generator fails (a list of the same parameters passes), say so."""
+    case, shapes = "one parameter, lr=0.1, momentum=0.9", [(3,)]
+    try:
+        _momentum_case(make, case, shapes, 0.1, 0.9, 4)
+    except Exception as failure:
+        if not _only_a_generator_fails(make, case, shapes):
+            raise
+        if isinstance(failure, CheckFailed):
+            failure.hint = _GENERATOR_HINT
+            raise
+        raise CheckFailed(
+            f"{case}: the parameters given as a generator",
+            "what the same parameters in a list give",
+            f"{type(failure).__name__}: {failure}",
+            _GENERATOR_HINT,
+        ) from None
+
+
+def _only_a_generator_fails(make: Callable, case: str, shapes: list) -> bool:
+    """True when the case passes with the parameters in a list, and fails again with a generator."""
+    return _passes(make, case, shapes, as_list=True) and not _passes(make, case, shapes, as_list=False)
+
+
+def _passes(make: Callable, case: str, shapes: list, as_list: bool) -> bool:
+    try:
+        _momentum_case(make, case, shapes, 0.1, 0.9, 4, as_list=as_list)
+    except Exception:  # noqa: BLE001 - the student's code may raise anything
+        return False
+    return True
+
+
+def _check_zero_grad(make: Callable) -> None:
     params = [Variable(np.ones(2), requires_grad=True), Variable(np.ones((2, 2)), requires_grad=True)]
-    optimizer = make(params, lr=0.1, momentum=0.9)
-    for param in params:
-        param.grad += 3.0
-    optimizer.zero_grad()
+    with running("zero_grad() after gradients of 3"):
+        optimizer = make(params, lr=0.1, momentum=0.9)
+        for param in params:
+            param.grad += 3.0
+        optimizer.zero_grad()
     for index, param in enumerate(params):
         expect_close(
             f"zero_grad(): the gradient of parameter {index}",
@@ -93,9 +158,7 @@ def _reference_losses(model: Sequential, optimizer: object, X: np.ndarray, y: np
     return losses
 
 
-_LOOP_HINT = (
-    "each step: optimizer.zero_grad(); loss = ...; loss.backward(); optimizer.step(); keep loss.item()"
-)
+_FIT_REFUSED = "write the loop yourself: the check refuses fit, which runs this loop for you"
 
 
 @exercise(
@@ -117,7 +180,10 @@ def check_training_loop(ns: dict) -> None:
     for case, make_optimizer, steps in cases:
         model, twin = _classifier(1), _classifier(1)
         optimizer = make_optimizer(list(model.parameters()))
-        with kit_code_refused(f"{case}: train_losses", _LOOP_HINT, (train_module, "fit")):
+        with (
+            running(f"{case}: train_losses"),
+            kit_code_refused(f"{case}: train_losses", _FIT_REFUSED, (train_module, "fit")),
+        ):
             got = train_losses(model, optimizer, X, y, steps)
         expected = _reference_losses(twin, make_optimizer(list(twin.parameters())), X, y, steps)
         if not isinstance(got, list) or not all(isinstance(v, float) for v in got):
@@ -127,6 +193,32 @@ def check_training_loop(ns: dict) -> None:
                 type(got).__name__ if not isinstance(got, list) else [type(v).__name__ for v in got],
                 "append loss.item() (a float), not the loss Variable",
             )
-        expect_close(f"{case}: the losses, one per step", np.array(got), np.array(expected), _LOOP_HINT)
+        hint = _losses_hint(got, expected)
+        expect_close(f"{case}: the losses, one per step", np.array(got), np.array(expected), hint)
         for (name, param), reference in zip(model.named_parameters(), twin.parameters()):
-            expect_close(f"{case}: parameter {name} after training", param.data, reference.data, _LOOP_HINT)
+            expect_close(
+                f"{case}: parameter {name} after training",
+                param.data,
+                reference.data,
+                f"all {steps} losses match, but the parameters after the loop differ: does every step, "
+                "the last one too, end with the update optimizer.step() makes from that step's gradient?",
+            )
+
+
+def _losses_hint(got: list, expected: list) -> str:
+    """What the first loss that differs says about the loop ('' when the losses match)."""
+    if len(got) != len(expected):
+        return f"one loss per step: {len(expected)} steps, {len(got)} losses"
+    differ = [k for k, (a, b) in enumerate(zip(got, expected)) if not np.isclose(a, b, rtol=1e-6, atol=1e-8)]
+    if not differ:
+        return ""
+    if differ[0] == 0:
+        return (
+            "the loss of step 1 differs, and it comes before any update: is it nn.cross_entropy of the "
+            "model's output for X and y, taken before that step's update?"
+        )
+    k = differ[0]
+    return (
+        f"the losses match up to step {k} and differ from step {k + 1}: the update of step {k} (or of an "
+        "earlier step) is not the one optimizer.step() makes, once, from that step's own gradient"
+    )

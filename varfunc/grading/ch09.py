@@ -6,8 +6,9 @@ from typing import Any
 
 import numpy as np
 
-from .core import NOT_SOLVED, SECRET, CheckFailed, exercise, expect_close, expect_equal, require
+from .core import NOT_SOLVED, SECRET, CheckFailed, exercise, expect_close, expect_equal, require, running
 from .fake_gpu import HOST_COPY, IMPLICIT_CONVERSION, MIXED_DEVICES, FakeGpuArray, fake_gpu
+from .predictions import expect_written_by_hand, predictions_wrong
 
 # --- ch09.grad_device -------------------------------------------------------------------------------
 
@@ -40,6 +41,7 @@ def _device_answer(value: Any) -> Any:
 @exercise("ch09.grad_device", title="Predict where gradients live after .cuda()", points=2)
 def check_grad_device(ns: dict) -> None:
     require(ns, "predicted")
+    expect_written_by_hand(ns, "predicted")
     predicted = ns["predicted"]
     if not isinstance(predicted, dict):
         raise CheckFailed("predicted", "a dict with one answer per key", type(predicted).__name__)
@@ -60,7 +62,7 @@ def check_grad_device(ns: dict) -> None:
     wrong = [key for key, answer in _GRAD_DEVICE_ANSWERS.items() if _device_answer(predicted[key]) != answer]
     if wrong:  # not which ones: for questions with two answers each, that would be the answer
         raise CheckFailed(
-            f"{len(wrong)} of the {len(_GRAD_DEVICE_ANSWERS)} predictions are wrong",
+            predictions_wrong(len(wrong), len(_GRAD_DEVICE_ANSWERS)),
             SECRET,
             {key: predicted[key] for key in _GRAD_DEVICE_ANSWERS},
             "; ".join(f"{key}: {hint}" for key, hint in _GRAD_DEVICE_HINTS.items()),
@@ -77,7 +79,8 @@ _ONE_HOT_HINT = (
 
 
 def _one_hot_case(one_hot: Any, case: str, labels: list, num_classes: int) -> None:
-    got = one_hot(np.array(labels, dtype=np.int64), num_classes)
+    with running(case):
+        got = one_hot(np.array(labels, dtype=np.int64), num_classes)
     expected = np.zeros((len(labels), num_classes), dtype=np.float32)
     expected[np.arange(len(labels)), labels] = 1
     expect_close(case, got, expected, _ONE_HOT_HINT)
@@ -97,7 +100,7 @@ def check_one_hot(ns: dict) -> None:
     _one_hot_case(one_hot, "one_hot([], 3) (no labels)", [], 3)
     labels = FakeGpuArray(np.array([0, 2, 2, 1]))
     try:
-        with fake_gpu(host_copies=False):
+        with fake_gpu(host_copies=False), running("labels [0, 2, 2, 1] on a (simulated) GPU"):
             got = one_hot(labels, 3)
     except TypeError as error:
         if str(error).startswith(HOST_COPY):

@@ -9,7 +9,18 @@ import numpy as np
 from ..function import Function
 from ..variable import Variable
 from ..viz import ORDERINGS, compare_orders, naive_recursive_backward
-from .core import NOT_SOLVED, SECRET, CheckFailed, exercise, expect_equal, kit_code_refused, parts, require
+from .core import (
+    NOT_SOLVED,
+    SECRET,
+    CheckFailed,
+    exercise,
+    expect_equal,
+    kit_code_refused,
+    parts,
+    require,
+    running,
+)
+from .predictions import expect_written_by_hand
 
 
 def _holds_ellipsis(value: Any) -> bool:
@@ -42,6 +53,7 @@ def _modern_graph() -> dict:
 )
 def check_predict_modern(ns: dict) -> None:
     require(ns, "predicted_next")
+    expect_written_by_hand(ns, "predicted_next")
     predicted = ns["predicted_next"]
     if _holds_ellipsis(predicted):  # the template, not filled in yet
         raise CheckFailed(
@@ -131,7 +143,8 @@ def check_next_functions(ns: dict) -> None:
     hint = "compute the pairs from fn.previous_functions, fn.needs_input_grad and output_ids"
     for case, fn in _next_cases():
         expected = fn.next_functions
-        with kit_code_refused(f"{case}: next_functions_of", hint, getter):
+        where = f"{case}: next_functions_of"
+        with running(where), kit_code_refused(where, hint, getter):
             got = next_functions_of(fn)
         if not isinstance(got, tuple):
             raise CheckFailed(
@@ -151,6 +164,8 @@ def _first_difference(got: tuple, expected: tuple) -> str:
             return f"pair {index} must be a tuple of two: (Function or None, output number)"
         if pair[0] is not right[0]:
             return f"pair {index}: which Function made input {index}, and does that input need a gradient?"
+        if pair[1] != right[1] and right[0] is None:
+            return f"pair {index}: input {index} needs no gradient; such an input's pair is (None, 0)"
         if pair[1] != right[1]:
             return f"pair {index}: which output of that Function is input {index}? (its output_ids)"
     return ""
@@ -173,6 +188,7 @@ def _reused_graph() -> tuple:
 )
 def check_double_count(ns: dict) -> None:
     require(ns, "wrong_orders", "naive_grad_a")
+    expect_written_by_hand(ns, "wrong_orders", "naive_grad_a")
     loss, params = _reused_graph()
     loss.backward()
     true_grad = float(params["a"].grad[0])
@@ -183,7 +199,12 @@ def check_double_count(ns: dict) -> None:
     predicted = ns["wrong_orders"]
     known = set(ORDERINGS) | {"naive"}
     if not isinstance(predicted, (set, frozenset, list, tuple)) or not set(predicted) <= known:
-        raise CheckFailed("wrong_orders", f"a set of names from {sorted(known)}", predicted)
+        raise CheckFailed(
+            "wrong_orders",
+            f"a set of names from {sorted(known)}",
+            predicted,
+            "a set of the names listed, one string each (set() if you think none is wrong)",
+        )
     expect_equal(
         "the orderings that give a wrong gradient for a",
         sorted(set(predicted)),
@@ -192,10 +213,7 @@ def check_double_count(ns: dict) -> None:
         secret=True,
     )
     naive = float(results["naive"].leaf_grads["a"][0])
-    try:
-        guess = float(ns["naive_grad_a"])
-    except (TypeError, ValueError):
-        raise CheckFailed("naive_grad_a", "a number", ns["naive_grad_a"]) from None
+    guess = _one_number(ns["naive_grad_a"])
     if not np.isclose(guess, naive):
         raise CheckFailed(
             "the gradient of a that the naive recursion reports",
@@ -206,3 +224,19 @@ def check_double_count(ns: dict) -> None:
             "reaches b = a * a it runs Mul's backward with everything b's slot holds so far, and sends "
             "it to a twice (a is both inputs)",
         )
+
+
+def _one_number(value: Any) -> float:
+    """naive_grad_a as a float: a number, or a list or array holding one (as the chapter prints a=[8])."""
+    try:
+        array = None if value is None else np.asarray(value, dtype=float)
+    except (TypeError, ValueError):
+        array = None
+    if array is None or array.size != 1:
+        raise CheckFailed(
+            "naive_grad_a",
+            "a number",
+            value,
+            "write the gradient of a as one number, e.g. naive_grad_a = 5.0",
+        )
+    return float(array.reshape(-1)[0])

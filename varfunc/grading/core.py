@@ -26,7 +26,7 @@ REGISTRY: dict[str, Exercise] = {}
 RAISED = "your code raised an error"  # a verdict's case with nothing to expect, only what was raised
 NOT_SOLVED = "not solved yet"
 STUB_MESSAGE = "Your code here: replace this line with your solution."  # notebook.STUB raises it
-STUB_HINT = "replace `raise NotImplementedError()` with your code and run it"
+STUB_HINT = "replace the `raise NotImplementedError(...)` line with your code and run it"
 
 
 @dataclass(frozen=True)
@@ -85,7 +85,7 @@ class Verdict:
             return f"✔ {ex.id} passed ({ex.points}/{ex.points} points): {ex.title}"
         lines = [f"✘ {ex.id} not passed yet (0/{ex.points} points): {ex.title}", f"  case:     {self.case}"]
         if self.expected is not None or self.got is not None:
-            if self.case != RAISED:
+            if not self.case.endswith(RAISED):
                 lines.append(f"  expected: {show(self.expected)}")
             lines.append(f"  got:      {show(self.got)}")
         if self.hint:
@@ -170,13 +170,37 @@ def evaluate(exercise_id: str, namespace: dict) -> Verdict:
 
 
 def _raised(ex: Exercise, error: Exception) -> Verdict:
+    """The verdict for an error the student's code raised, naming the case that ran it (running())."""
+    case = getattr(error, RUNNING_CASE, "")
+    case = case if isinstance(case, str) else ""
     return Verdict(
         ex,
         False,
-        RAISED,
+        f"{case}: {RAISED}" if case else RAISED,
         got=f"{type(error).__name__}: {error}",
-        hint="run the exercise cell on a small example to see where it fails",
+        hint="run your code on that case's values yourself to see the traceback"
+        if case
+        else "run the exercise cell on a small example to see where it fails",
     )
+
+
+RUNNING_CASE = "varfunc_check_case"  # the attribute running() gives an error raised in its block
+
+
+@contextmanager
+def running(case: str) -> Iterator[None]:
+    """Name the case that runs the block's code: an error raised there is reported with it (innermost)."""
+    try:
+        yield
+    except CheckFailed:
+        raise
+    except Exception as error:
+        if not hasattr(error, RUNNING_CASE):
+            try:
+                setattr(error, RUNNING_CASE, case)
+            except AttributeError:  # an exception class with __slots__: the verdict names no case
+                pass
+        raise
 
 
 def _is_the_stubs(error: NotImplementedError) -> bool:
@@ -326,22 +350,6 @@ def expect_raises(case: str, error: type, call: Callable[[], Any], hint: str = "
     except Exception as other:  # noqa: BLE001
         raise CheckFailed(case, error.__name__, f"{type(other).__name__}: {other}", hint) from None
     raise CheckFailed(case, f"{error.__name__} raised", "no error", hint)
-
-
-def expect_nodes_independent(name: str, fn: Callable, first: list, second: list, grads_of: Callable) -> None:
-    """Two nodes of one Function class in one graph, on other inputs: each input gets its own node's
-    gradient, grads_of(*its arrays). What a node keeps on the class, not on self, the second overwrites."""
-    leaves = [[Variable(array.copy()) for array in arrays] for arrays in (first, second)]
-    (fn(*leaves[0]).sum() + fn(*leaves[1]).sum()).backward()
-    for label, nodes_leaves, arrays in (("first", leaves[0], first), ("second", leaves[1], second)):
-        for index, (leaf, expected) in enumerate(zip(nodes_leaves, grads_of(*arrays))):
-            expect_close(
-                f"{name}: two nodes in one graph, the {label} node's input {index}",
-                leaf.grad,
-                expected,
-                "keep what backward needs on self (save_for_backward), not on the class: each call is "
-                "a node of its own",
-            )
 
 
 @contextmanager

@@ -1,5 +1,5 @@
-"""The checks' in-place test: a Function that keeps what backward needs through save_for_backward
-catches an in-place change to it (chapters 03 and 07)."""
+"""The checks' tests of how a Function keeps what backward needs: through save_for_backward, which
+catches an in-place change to it (chapters 03 and 07), and on self, not on its class (chapter 07)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 from ..errors import InplaceError
 from ..variable import Variable
-from .core import CheckFailed, expect_close
+from .core import CheckFailed, expect_close, running
 
 IN_PLACE_HINT = (
     "keep the arrays backward needs with self.save_for_backward(...) and read them back with "
@@ -25,10 +25,13 @@ def expect_in_place_changes_caught(
     for changed, what in enumerate(names + (["the output"] if output_too else [])):
         leaves = [Variable(array.copy()) for array in arrays]
         middle = [leaf * 1.0 for leaf in leaves]  # intermediate Variables, so they may be changed in place
-        out = fn(*middle)
-        (middle + [out])[changed].add_(1.0)
+        running_case = f"{name}: {what} changed in place after forward, then backward"
+        with running(running_case):
+            out = fn(*middle)
+            (middle + [out])[changed].add_(1.0)
         try:
-            out.sum().backward()
+            with running(running_case):
+                out.sum().backward()
         except InplaceError as error:  # caught: right, unless by the kit's watch on attributes (dirty.py)
             if "as an attribute" in str(error):
                 raise CheckFailed(
@@ -36,5 +39,22 @@ def expect_in_place_changes_caught(
                 ) from None
             continue
         for input_name, leaf, expected in zip(names, leaves, grads):
-            case = f"{name}: {what} changed in place after forward, then backward: gradient for {input_name}"
+            case = f"{running_case}: gradient for {input_name}"
             expect_close(case, leaf.grad, expected, IN_PLACE_HINT, rtol=1e-4, atol=1e-6)
+
+
+def expect_nodes_independent(name: str, fn: Callable, first: list, second: list, grads_of: Callable) -> None:
+    """Two nodes of one Function class in one graph, on other inputs: each input gets its own node's
+    gradient, grads_of(*its arrays). What a node keeps on the class, not on self, the second overwrites."""
+    leaves = [[Variable(array.copy()) for array in arrays] for arrays in (first, second)]
+    with running(f"{name}: two nodes in one graph"):
+        (fn(*leaves[0]).sum() + fn(*leaves[1]).sum()).backward()
+    for label, nodes_leaves, arrays in (("first", leaves[0], first), ("second", leaves[1], second)):
+        for index, (leaf, expected) in enumerate(zip(nodes_leaves, grads_of(*arrays))):
+            expect_close(
+                f"{name}: two nodes in one graph, the {label} node's input {index}",
+                leaf.grad,
+                expected,
+                "keep what backward needs on self (save_for_backward), not on the class: each call is "
+                "a node of its own",
+            )

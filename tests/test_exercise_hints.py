@@ -1,0 +1,192 @@
+"""A failed verdict says what is wrong with this student's code: the case that ran when the code
+raised, a hint that fits the mistake (not one that restates what the student got right, nor a recipe
+that gives the answer away), and case texts that say what was set up."""
+
+from __future__ import annotations
+
+import pytest
+from exercises import ch03, ch05, ch08
+from test_exercises import CASES, solution_source, states, verdict_for, wrong_answers
+
+from varfunc.grading import ch04 as ch04_checks
+from varfunc.grading import evaluate
+from varfunc.grading.core import RAISED
+
+
+def verdict(exercise_id: str, source: str):
+    path = next(p for p, ex in CASES if ex == exercise_id)
+    return verdict_for(path, exercise_id, source)
+
+
+def wrong(exercise_id: str, label: str) -> str:
+    return next(source for name, source in wrong_answers(exercise_id) if name == label)
+
+
+def test_parameters_of_one_shape_sharing_a_buffer_fail_and_are_told_so():
+    result = verdict("ch08.momentum_sgd", ch08.MOMENTUM_KEYED_BY_SHAPE)
+    assert not result.passed
+    assert result.case.startswith("two parameters of the same shape"), str(result)
+    assert "a buffer of its own" in result.hint, str(result)
+
+
+def test_parameters_kept_as_a_used_up_generator_are_told_to_make_a_list():
+    result = verdict("ch08.momentum_sgd", ch08.MOMENTUM_KEEPS_THE_GENERATOR)
+    assert not result.passed and "generator" in result.hint and "list" in result.hint, str(result)
+    assert "momentum * buf" not in result.hint, str(result)
+
+
+def test_a_wrong_sigmoid_formula_fails_gradcheck_not_the_saved_tensors_case():
+    result = verdict("ch05.sigmoid", ch05.SIGMOID_WRONG_SIGN)
+    assert result.case.startswith("gradcheck on shape"), str(result)
+    assert "kept elsewhere" not in result.hint, str(result)
+
+
+def test_a_sigmoid_gradient_from_the_input_kept_aside_is_told_so_without_the_checks_internals():
+    result = verdict("ch05.sigmoid", ch05.SIGMOID_RECOMPUTES_FROM_AN_ATTRIBUTE)
+    assert result.case == "backward computes its gradient from self.saved_tensors", str(result)
+    assert "kept elsewhere" in result.hint, str(result)
+    assert "replaced" not in str(result) and "y2" not in str(result)
+
+
+@pytest.mark.parametrize(
+    "exercise_id, source",
+    [
+        ("ch03.mul", ch03.MUL_MEAN_OVER_STRETCHED),
+        ("ch03.mul", ch03.MUL_TAKES_THE_FIRST),
+        ("ch03.div", ch03.DIV_TAKES_THE_FIRST),
+    ],
+    ids=["mean", "take-mul", "take-div"],
+)
+def test_a_gradient_wrong_only_with_broadcasting_points_at_summing_back(exercise_id, source):
+    result = verdict(exercise_id, source)
+    assert "(2, 1) and b of shape (1, 3)" in result.case, str(result)
+    assert "same-shape cases passed" in result.hint and "sum_to_shape" in result.hint, str(result)
+    assert "the gradient for a is" not in result.hint, str(result)
+
+
+SUM_RESHAPES = (
+    """
+def my_sum_to_shape(grad, shape):
+    while grad.ndim > len(shape):
+        grad = grad.sum(axis=0)
+    return grad if grad.shape == tuple(shape) else grad.sum(axis=0).reshape(shape)
+"""
+    + ch05.BROADCAST_MUL
+)
+
+ONE_HOT_STACKS = """
+def one_hot(labels, num_classes):
+    xp = get_array_module(labels)
+    return xp.stack([xp.eye(num_classes, dtype=xp.float32)[k] for k in labels])
+"""
+
+
+@pytest.mark.parametrize(
+    "exercise_id, source, case, error",
+    [
+        ("ch05.broadcast", SUM_RESHAPES, "my_sum_to_shape(grad of shape (3, 4), (3, 1))", "cannot reshape"),
+        (
+            "ch06.clip_hook",
+            wrong("ch06.clip_hook", "a Python loop over the elements: right for 1-D gradients only"),
+            "m.grad for a 2x3 leaf m, L = sum(m^2), limit 2.5",
+            "truth value",
+        ),
+        ("ch09.one_hot", ONE_HOT_STACKS, "one_hot([], 3) (no labels)", "ValueError"),
+    ],
+    ids=["broadcast", "clip_hook", "one_hot"],
+)
+def test_code_that_raised_is_told_which_case_ran_it(exercise_id, source, case, error):
+    result = verdict(exercise_id, source)
+    assert result.case == f"{case}: {RAISED}", str(result)
+    assert error in result.got and "expected" not in str(result), str(result)
+
+
+def recording(check, cases: list):
+    """check (expect_close or expect_equal), noting the case of every call in cases."""
+
+    def record(case, *args, **kwargs):
+        cases.append(case)
+        return check(case, *args, **kwargs)
+
+    return record
+
+
+def test_the_add_grad_cases_each_say_their_whole_setup(monkeypatch):
+    cases: list = []
+    for name in ("expect_close", "expect_equal"):
+        monkeypatch.setattr(ch04_checks, name, recording(getattr(ch04_checks, name), cases))
+    path = next(p for p, ex in CASES if ex == "ch04.add_grad")
+    assert verdict_for(path, "ch04.add_grad", solution_source(states(path)["ch04_add_grad"][1])).passed
+    assert len(cases) > 10 and len(set(cases)) == len(cases), cases
+    assert not any(case.startswith("...") for case in cases), cases
+
+
+def test_a_hook_that_clips_only_from_above_is_told_the_bottom_is_not_clipped():
+    result = verdict("ch06.clip_hook", wrong("ch06.clip_hook", "clips only from above"))
+    assert "below -1 are not" in result.hint, str(result)
+
+
+def test_none_none_for_an_input_without_gradient_is_not_sent_to_output_ids():
+    result = verdict(
+        "ch10.next_functions",
+        wrong("ch10.next_functions", "(None, None) for an input that needs no gradient"),
+    )
+    assert "output_ids" not in result.hint and "(None, 0)" in result.hint, str(result)
+
+
+def test_describe_hints_show_the_variable_not_the_order_of_the_tests():
+    for label, source in wrong_answers("ch02.describe"):
+        result = verdict("ch02.describe", source)
+        assert "first, then" not in result.hint, (label, str(result))
+    result = verdict("ch02.describe", wrong("ch02.describe", "asks requires_grad before volatile"))
+    assert result.case == "describe(a volatile Variable)" and "volatile=True" in result.hint, str(result)
+
+
+def test_training_loop_hints_say_where_the_losses_part_not_the_order_of_the_calls():
+    for label, source in wrong_answers("ch08.training_loop"):
+        result = verdict("ch08.training_loop", source)
+        assert "optimizer.zero_grad(); loss" not in result.hint, (label, str(result))
+    piled_up = verdict(
+        "ch08.training_loop", wrong("ch08.training_loop", "no zero_grad: gradients accumulate across steps")
+    )
+    assert "match up to step 2 and differ from step 3" in piled_up.hint, str(piled_up)
+    late = wrong("ch08.training_loop", "step before backward (each update uses the previous step's gradient)")
+    assert "all 4 losses match" in verdict("ch08.training_loop", late).hint
+
+
+@pytest.mark.parametrize(
+    "exercise_id, namespace, expected",
+    [
+        ("ch10.double_count", {"wrong_orders": {"naive"}, "naive_grad_a": "thirty-two"}, "a number"),
+        ("ch10.double_count", {"wrong_orders": {"naive"}, "naive_grad_a": [32.0, 16.0]}, "a number"),
+        ("ch10.double_count", {"wrong_orders": "naive", "naive_grad_a": 32.0}, None),
+        ("ch06.inplace", {"predicted_raises": "ADEG"}, "a set of letters like {'A', 'C'}"),
+    ],
+)
+def test_an_answer_in_the_wrong_form_gets_a_hint(exercise_id, namespace, expected):
+    result = evaluate(exercise_id, namespace)
+    assert not result.passed and result.hint, str(result)
+    assert expected is None or result.expected == expected, str(result)
+
+
+def test_one_wrong_prediction_is_counted_in_the_singular():
+    right = wrong("ch06.inplace", "misses tanh_ and .data assignment").replace('"A", "D"', '"A", "D", "E"')
+    assert verdict("ch06.inplace", right).case == "1 of the 7 predictions is wrong"
+
+
+PREDICTIONS_BY_THE_KIT = [
+    (exercise_id, label)
+    for exercise_id in ("ch02.predict_grad", "ch04.dependencies", "ch06.accumulate", "ch06.inplace")
+    + ("ch10.predict_modern", "ch10.double_count")
+    for label, _ in wrong_answers(exercise_id)
+    if any(word in label for word in ("computed", "code run", "snippet_raises", "walked", "viz.trace"))
+]
+
+
+@pytest.mark.parametrize(
+    "exercise_id, label", PREDICTIONS_BY_THE_KIT, ids=[p[1] for p in PREDICTIONS_BY_THE_KIT]
+)
+def test_a_prediction_computed_by_running_code_is_refused_as_not_by_hand(exercise_id, label):
+    result = verdict(exercise_id, wrong(exercise_id, label))
+    assert result.case.endswith(": a prediction written by hand"), str(result)
+    assert "(uses `" in result.got and "type the values themselves" in result.hint, str(result)
