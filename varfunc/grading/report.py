@@ -176,7 +176,9 @@ def write_summary(reports: list[dict], path: Path) -> None:
                 "notes",
             ]
         )
-        for r in sorted(reports, key=lambda r: (r.get("student", ""), r["submission"])):
+        for r in sorted(
+            reports, key=lambda r: (r.get("student", "").casefold(), r.get("student", ""), r["submission"])
+        ):
             points = {ex["id"]: ex["points"] for ex in r["exercises"]}
             row = [r.get("student", ""), r["submission"], r.get("chapter") or "", r["status"], r["score"]]
             # a 0 that is not a wrong or unsolved answer: a timeout, a crash, replaced library code, ...
