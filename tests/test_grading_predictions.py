@@ -23,6 +23,16 @@ SOURCE = Path(__file__).resolve().parents[1] / "notebooks" / "02_variables_and_l
 OPTIONS = GradeOptions(cell_timeout=4, notebook_timeout=120)
 
 
+def _graded_prediction(tmp_path, source: str) -> dict:
+    """The report entry of chapter 02's prediction exercise, its cell holding source, graded for real."""
+    nb = nbformat.read(SOURCE, as_version=4)
+    exercise = next(c for c in nb.cells if nbgrader_meta(c).get("grade_id") == "ch02_predict_grad")
+    exercise.source = source
+    path = tmp_path / SOURCE.name
+    nbformat.write(nb, path)
+    return next(e for e in grade_submission(path, OPTIONS)["exercises"] if e["id"] == "ch02.predict_grad")
+
+
 @pytest.mark.parametrize(
     "cell, status, reason",
     [
@@ -33,12 +43,7 @@ OPTIONS = GradeOptions(cell_timeout=4, notebook_timeout=120)
     ids=["stub", "raised", "endless"],
 )
 def test_a_prediction_cell_that_failed_is_reported_as_what_happened(tmp_path, cell, status, reason):
-    nb = nbformat.read(SOURCE, as_version=4)
-    exercise = next(c for c in nb.cells if nbgrader_meta(c).get("grade_id") == "ch02_predict_grad")
-    exercise.source = cell
-    path = tmp_path / SOURCE.name
-    nbformat.write(nb, path)
-    entry = next(e for e in grade_submission(path, OPTIONS)["exercises"] if e["id"] == "ch02.predict_grad")
+    entry = _graded_prediction(tmp_path, cell)
     assert (entry["status"], entry["points"]) == (status, 0)
     assert entry["reason"].startswith(reason), entry
 
@@ -74,11 +79,6 @@ predicted_b_grad = None
 
 def test_a_prediction_computed_in_its_cell_is_refused_in_the_grader(tmp_path):
     # the check reads the cell from the kernel's history (In): the values are right, but were run
-    nb = nbformat.read(SOURCE, as_version=4)
-    exercise = next(c for c in nb.cells if nbgrader_meta(c).get("grade_id") == "ch02_predict_grad")
-    exercise.source = COMPUTED
-    path = tmp_path / SOURCE.name
-    nbformat.write(nb, path)
-    entry = next(e for e in grade_submission(path, OPTIONS)["exercises"] if e["id"] == "ch02.predict_grad")
+    entry = _graded_prediction(tmp_path, COMPUTED)
     assert (entry["status"], entry["points"]) == ("failed", 0), entry
     assert "a prediction written by hand" in entry["reason"] and "uses `a`" in str(entry), entry

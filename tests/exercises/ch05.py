@@ -284,17 +284,9 @@ my_sum_to_shape = functools.partial(sum_to_shape)
     + BROADCAST_MUL
 )
 
-SIGMOID_WRONG_SIGN = """
-class MySigmoid(Function):
-    def forward(self, a):
-        y = 1 / (1 + np.exp(-a))
-        self.save_for_backward(y)
-        return y
-
-    def backward(self, grad_output):
-        (y,) = self.saved_tensors
-        return -grad_output * y * (1 - y)
-"""
+SIGMOID_WRONG_SIGN = SIGMOID_MISSING_ONE_MINUS_Y.replace(
+    "return grad_output * y", "return -grad_output * y * (1 - y)"
+)
 
 WRONG_ANSWERS = {
     "ch05.sigmoid": [

@@ -13,18 +13,9 @@ class MomentumSGD:
             p.grad[...] = 0
 """
 
-MOMENTUM_KEYED_BY_SHAPE = """
-class MomentumSGD:
-    def __init__(self, params, lr, momentum=0.9):
-        self.params = list(params)
-        self.lr = lr
-        self.momentum = momentum
-        self.bufs = {}
-
-    def zero_grad(self):
-        for p in self.params:
-            p.grad[...] = 0
-
+MOMENTUM_KEYED_BY_SHAPE = (
+    _MOMENTUM_HEAD.replace("self.buffers = [None] * len(self.params)", "self.bufs = {}")
+    + """
     def step(self):
         for p in self.params:
             key = p.shape
@@ -34,6 +25,7 @@ class MomentumSGD:
                 self.bufs[key] = self.momentum * self.bufs[key] + p.grad
             p.data -= self.lr * self.bufs[key]
 """
+)
 
 # params kept as given: a generator (model.parameters()) is used up by the first pass over it
 MOMENTUM_KEEPS_THE_GENERATOR = MOMENTUM_KEYED_BY_SHAPE.replace("list(params)", "params").replace(
