@@ -327,7 +327,7 @@ def test_grade_command_line(tmp_path, capsys):
     bad.write_text("not json")
     assert main(["grade", str(bad), "--report", str(tmp_path / "out"), "--no-progress"]) == 0
     assert "graded 1 submission(s)" in capsys.readouterr().out
-    report = json.loads((tmp_path / "out" / Path(NAME).with_suffix(".json")).read_text())
+    report = json.loads((tmp_path / "out" / "alice" / Path(NAME).with_suffix(".json")).read_text())
     assert report["status"] == "unreadable" and "not a notebook" in report["problems"][0]
 
 

@@ -71,7 +71,7 @@ def test_a_change_to_the_checks_code_grades_everything_again(unreadable, tmp_pat
     monkeypatch.setattr(options, "GRADER_SOURCES", checks)
     settings = GradeOptions(cell_timeout=8)
     grade_class([unreadable], tmp_path / "reports", settings, progress=False)
-    base = tmp_path / "reports" / unreadable.stem
+    base = tmp_path / "reports" / "alice" / unreadable.stem  # as in a class run
     assert up_to_date(unreadable, base, settings) is not None
     (checks / "ch03.py").write_text((checks / "ch03.py").read_text() + "\n# a fixed check\n")
     assert up_to_date(unreadable, base, settings) is None

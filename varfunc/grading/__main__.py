@@ -12,18 +12,19 @@ def _release(args: argparse.Namespace) -> int:
     from .release import folder_files, release
 
     source, out = Path(args.source), Path(args.out)
-    summaries = release(source, out, force=args.force)
+    linked: list[Path] = []
+    summaries = release(source, out, force=args.force, linked=linked)
     for summary in summaries:
         print(summary)
     print(f"released {len(summaries)} notebook(s) into {out}")
-    if source.is_dir():
-        others = [
-            f"{target.relative_to(out)}{' (instructor-only regions removed)' if path.suffix == '.md' else ''}"
-            for path, target in folder_files(source, out)
-            if path.suffix != ".ipynb"
-        ]
-        if others:
-            print(f"copied {len(others)} other file(s): {', '.join(others)}")
+    others = [
+        f"{target.relative_to(out)}{' (instructor-only regions removed)' if path.suffix == '.md' else ''}"
+        for path, target in (folder_files(source, out) if source.is_dir() else [])
+        if path.suffix != ".ipynb"
+    ]
+    others += [f"{copy.as_posix()} (linked from the chapters)" for copy in linked]
+    if others:
+        print(f"copied {len(others)} other file(s): {', '.join(others)}")
     return 0
 
 
@@ -71,9 +72,10 @@ def _grade(args: argparse.Namespace) -> int:
             progress=not args.no_progress,
         )
     except KeyboardInterrupt as stop:  # Ctrl-C, or SIGTERM (Stopped): nothing is left running
+        again = "run it again without --force" if args.force else "run the same command again"
         print(
-            f"stopped: the reports written so far are kept in {args.report}; run the same command "
-            "again to resume where it stopped",
+            f"stopped: the reports written so far are kept in {args.report}; {again} "
+            "to resume where it stopped",
             file=sys.stderr,
         )
         return 143 if isinstance(stop, Stopped) else 130

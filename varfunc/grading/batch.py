@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 import multiprocessing
-import os
 import shutil
 import sys
 import tempfile
@@ -27,25 +26,28 @@ from .grade import digest, failed_report, grade_submission
 from .names import student_of
 from .options import GradeOptions
 from .report import class_reports, write_reports, write_summary
+from .roots import run_root, settle_root
 from .stopping import obey_the_parent, stop_on_sigterm, stop_processes
 
 SUMMARY = "summary.csv"
 
 
-def report_bases(paths: list[Path], report_dir: Path) -> dict[Path, tuple[Path, str]]:
-    """{submission: (report path without suffix, student)}, the folders below a common root kept.
+def report_bases(
+    paths: list[Path], report_dir: Path, root: Path | None = None
+) -> dict[Path, tuple[Path, str]]:
+    """{submission: (report path without suffix, student)}, the folders below the root kept.
 
-    The student comes from the folders below the root and the file's name (``names.py`` has the
-    rules): ``section1/alice`` for ``section1/alice/03_x.ipynb``, ``Alice Smith`` for Moodle's
+    root: the submissions' root (``roots.py``; default: this run's files' own). The student comes
+    from the folders below the root and the file's name (``names.py`` has the rules):
+    ``section1/alice`` for ``section1/alice/03_x.ipynb``, ``Alice Smith`` for Moodle's
     ``Alice Smith_123456_assignsubmission_file_/03_x.ipynb``, ``smithalice`` for Canvas's
     ``smithalice_123456_7891011_03_x.ipynb``, ``alice`` for ``alice.ipynb`` or for ``alice/03_x.ipynb``
-    graded alone.
+    graded alone (reported as ``alice/03_x``, as in a class run).
     """
-    resolved = [Path(p).resolve() for p in paths]
-    root = Path(os.path.commonpath([p.parent for p in resolved])) if resolved else Path()
+    root = run_root(paths) if root is None else root
     bases = {}
-    for path, full in zip(paths, resolved):
-        relative = full.relative_to(root)
+    for path in paths:
+        relative = Path(path).resolve().relative_to(root)
         bases[Path(path)] = (report_dir / relative.with_suffix(""), student_of(relative, root))
     return bases
 
@@ -174,7 +176,7 @@ def grade_class(
     """
     options = options or GradeOptions()
     report_dir = Path(report_dir)
-    bases = report_bases(list(paths), report_dir)
+    bases = report_bases(list(paths), report_dir, settle_root(list(paths), report_dir))
     reports, todo = [], []
     for path, (base, student) in bases.items():
         done = up_to_date(path, base, options) if resume else None

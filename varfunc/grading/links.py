@@ -55,6 +55,10 @@ class LinkedCopies:
             copy.parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(real, copy)
 
+    def written(self) -> list[Path]:
+        """The copies, as paths below the release folder (out), sorted."""
+        return sorted(copy.relative_to(self.out) for copy in self.copies.values())
+
 
 def relinked(text: str, source_dir: Path, target_dir: Path, root: Path, copies: LinkedCopies) -> str:
     """text (Markdown) written from source_dir to target_dir, with each relative link to a file outside

@@ -36,6 +36,15 @@ def submitted_name(file_name: str) -> str:
     return canvas["name"] if canvas else file_name
 
 
+def in_own_folder(relative: Path) -> bool:
+    """True for a chapter's file right in the root (not Canvas's): one student's, in their folder."""
+    return (
+        len(relative.parts) == 1
+        and not CANVAS_FILE.match(relative.name)
+        and bool(CHAPTER_FILE.match(relative.stem))
+    )
+
+
 def student_of(relative: Path, root: Path) -> str:
     """The student of a submission at relative below root (the rules are in this module's docstring)."""
     folders = relative.parts[:-1]
@@ -44,6 +53,6 @@ def student_of(relative: Path, root: Path) -> str:
     canvas = CANVAS_FILE.match(relative.name)
     if canvas:
         return canvas["student"]
-    if CHAPTER_FILE.match(relative.stem):  # one student's chapters, graded in their folder
+    if in_own_folder(relative):  # one student's chapters, graded in their folder
         return folder_student(root.name)
     return relative.stem

@@ -182,8 +182,13 @@ def released_markdown(source: Path, relink: Callable[[str], str] | None = None) 
     return relink(released) if relink is not None else released
 
 
-def release_file(source: Path, target: Path, force: bool = False) -> ReleaseSummary:
-    """Release one notebook file into target (a file path); the source is only read."""
+def release_file(
+    source: Path, target: Path, force: bool = False, linked: list[Path] | None = None
+) -> ReleaseSummary:
+    """Release one notebook file into target (a file path); the source is only read.
+
+    linked: if given, gets the linked files copied into the release (``links.py``), below target's folder.
+    """
     _refuse_to_overwrite([target], force)
     copies = LinkedCopies(source.parent, target.parent, {target})
     text, summary = released_text(
@@ -195,13 +200,19 @@ def release_file(source: Path, target: Path, force: bool = False) -> ReleaseSumm
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_text(text, encoding="utf-8")
     copies.write()
+    if linked is not None:
+        linked += copies.written()
     return summary
 
 
-def release(source: Path, out: Path, force: bool = False) -> list[ReleaseSummary]:
+def release(
+    source: Path, out: Path, force: bool = False, linked: list[Path] | None = None
+) -> list[ReleaseSummary]:
     """Release a notebook, or every notebook of a folder (other files copied as they are), into out.
 
     Notebooks already in out are not overwritten (ValueError, nothing written) unless force is true.
+    linked: if given, gets the files outside the folder that its Markdown links to and that were
+    copied into the release (``links.py``), as paths below the release folder.
     """
     source, out = Path(source), Path(out)
     if source.is_file():
@@ -209,7 +220,7 @@ def release(source: Path, out: Path, force: bool = False) -> list[ReleaseSummary
         if target.resolve() == source.resolve():
             raise ValueError(f"release: the student copy would overwrite the source notebook {source}")
         _refuse_a_file(target.parent)
-        return [release_file(source, target, force)]
+        return [release_file(source, target, force, linked)]
     if not source.is_dir():
         raise FileNotFoundError(f"no notebook or folder at {source}")
     if out.resolve() == source.resolve():
@@ -243,6 +254,8 @@ def release(source: Path, out: Path, force: bool = False) -> list[ReleaseSummary
         else:
             shutil.copyfile(path, target)
     copies.write()
+    if linked is not None:
+        linked += copies.written()
     return [summary for _, summary in notebooks.values()]
 
 

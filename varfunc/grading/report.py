@@ -181,8 +181,7 @@ def write_summary(reports: list[dict], path: Path) -> None:
         ):
             points = {ex["id"]: ex["points"] for ex in r["exercises"]}
             row = [r.get("student", ""), r["submission"], r.get("chapter") or "", r["status"], r["score"]]
-            # a 0 that is not a wrong or unsolved answer: a timeout, a crash, replaced library code, ...
-            look_at = [f"{ex['id']}: {ex['status']}" for ex in r["exercises"] if ex["status"] not in PLAIN]
+            look_at = _look_at(r)
             writer.writerow(
                 [
                     *row,
@@ -192,6 +191,23 @@ def write_summary(reports: list[dict], path: Path) -> None:
                     "; ".join(r["problems"]),
                 ]
             )
+
+
+CELL_TROUBLE = {"timeout": "timed out", "died": "killed the kernel", "error": "raised an error"}
+
+
+def _look_at(report: dict) -> list[str]:
+    """What the points do not tell: a 0 that is not a wrong or unsolved answer (a timeout, a crash,
+    replaced library code, ...), and a pass whose exercise cell timed out, crashed or raised after."""
+    trouble = {e["grade_id"]: e["status"] for e in report.get("cell_errors", []) if e.get("grade_id")}
+    notes = []
+    for ex in report["exercises"]:
+        cell = trouble.get(ex["id"].replace(".", "_"))
+        if ex["status"] not in PLAIN:
+            notes.append(f"{ex['id']}: {ex['status']}")
+        elif ex["status"] == "passed" and cell in CELL_TROUBLE:
+            notes.append(f"{ex['id']}: passed, but its cell {CELL_TROUBLE[cell]}")
+    return notes
 
 
 def summary_rows(path: Path) -> int:
