@@ -97,6 +97,7 @@ def not_finite(value: float, step: int, model: Module, x: Any) -> FloatingPointE
 
 
 def _finite(v: Any) -> bool:
+    """Whether every element of an array or a Variable's data is finite (on its own device)."""
     data = v.data if isinstance(v, Variable) else v
     return bool(get_array_module(data).isfinite(data).all())
 

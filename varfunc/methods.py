@@ -49,7 +49,8 @@ class VariableMethods:
         except DTypeError:
             if isinstance(other, (list, tuple)) or hasattr(other, "dtype"):
                 raise  # the error is about what the container or array holds: it says so
-            raise _not_an_operand(sys._getframe(1).f_code.co_name.strip("_"), other) from None
+            caller = sys._getframe(1).f_code.co_name  # the method that was called: add, mm, __rsub__
+            raise _not_an_operand(caller.strip("_"), other) from None
 
     # --- arithmetic ------------------------------------------------------------------------------
 

@@ -15,23 +15,21 @@ class Div(Function):
         return a / b
 """
 
-MUL_SWAPPED = (
+# A Mul whose backward returns GRADS, the pair of gradients each wrong answer below writes its way.
+MUL_RETURNING = (
     MUL_FORWARD
     + """
     def backward(self, grad_output):
         a, b = self.saved_tensors
-        return sum_to_shape(grad_output * a, a.shape), sum_to_shape(grad_output * b, b.shape)
+        return GRADS
 """
 )
 
-MUL_NO_SUM = (
-    MUL_FORWARD
-    + """
-    def backward(self, grad_output):
-        a, b = self.saved_tensors
-        return grad_output * b, grad_output * a
-"""
+MUL_SWAPPED = MUL_RETURNING.replace(
+    "GRADS", "sum_to_shape(grad_output * a, a.shape), sum_to_shape(grad_output * b, b.shape)"
 )
+
+MUL_NO_SUM = MUL_RETURNING.replace("GRADS", "grad_output * b, grad_output * a")
 
 MUL_ATTRIBUTES = """
 class Mul(Function):
@@ -231,13 +229,8 @@ def reduce(g, shape):
     return g
 """
 
-MUL_REDUCED = (
-    MUL_FORWARD
-    + """
-    def backward(self, grad_output):
-        a, b = self.saved_tensors
-        return reduce(grad_output * b, a.shape), reduce(grad_output * a, b.shape)
-"""
+MUL_REDUCED = MUL_RETURNING.replace(
+    "GRADS", "reduce(grad_output * b, a.shape), reduce(grad_output * a, b.shape)"
 )
 
 MUL_MEAN_OVER_STRETCHED = (

@@ -153,7 +153,8 @@ class Recording:
         state = _State()
         for index, event in enumerate(self.events):
             if event.kind == "dependencies":  # a backward starts (a log may hold several): a new picture
-                state = _State(next_event=next(iter(self.events[index + 1 : index + 2]), None))
+                following = self.events[index + 1] if index + 1 < len(self.events) else None
+                state = _State(next_event=following)
             state.current = event.function
             tell = getattr(self, f"_on_{event.kind}", None)
             if tell is None:  # an event kind this replay does not know: still one line
