@@ -190,3 +190,62 @@ def test_a_prediction_computed_by_running_code_is_refused_as_not_by_hand(exercis
     result = verdict(exercise_id, wrong(exercise_id, label))
     assert result.case.endswith(": a prediction written by hand"), str(result)
     assert "(uses `" in result.got and "type the values themselves" in result.hint, str(result)
+
+
+@pytest.mark.parametrize(
+    "exercise_id, source, label, hint",
+    [
+        ("ch03.mul", ch03.MUL_SWAPPED, "a", "this is b's gradient"),
+        ("ch03.mul", ch03.MUL_FORGETS_GRAD_OUTPUT, "a", "grad_output is missing"),
+        ("ch03.mul", ch03.MUL_ADDS, "a", "this is grad_output unchanged"),
+        ("ch03.div", ch03.DIV_SIGN, "b", "the sign is wrong"),
+        ("ch03.div", ch03.DIV_NOT_SQUARED, "b", "one power of b is missing"),
+        ("ch03.div", ch03.DIV_MUL_FORWARD, "b", "this is a's gradient"),
+    ],
+    ids=["mul-swapped", "mul-no-g", "mul-adds", "div-sign", "div-power", "div-like-a"],
+)
+def test_a_common_wrong_gradient_is_named_not_answered_with_the_formula(exercise_id, source, label, hint):
+    result = verdict(exercise_id, source)
+    assert result.case.endswith(f"of shape (3,): gradient for {label}"), str(
+        result
+    )  # the first, same-shape case
+    assert result.hint.startswith(hint) and "the gradient for a is" not in result.hint, str(result)
+
+
+def test_a_wrong_gradient_that_is_no_common_mistake_gets_the_chapters_rule():
+    result = verdict("ch03.mul", ch03.MUL_DOUBLED)
+    assert result.hint == "the gradient for a is g * b, for b it is g * a", str(result)
+
+
+@pytest.mark.parametrize(
+    "label, hint",
+    [
+        ("updates by the gradient alone (plain SGD)", "the parameter moved as plain SGD"),
+        ("adds the buffer (moves up the gradient)", "the parameter moved up the gradient"),
+        ("Nesterov's update", "this is Nesterov's momentum"),
+        ("dampened average: buf = momentum * buf + (1 - momentum) * g", "this is a dampened average"),
+        ("update with the old buffer, then update the buffer", "each update used the buffer from before"),
+        ("zero_grad forgets to zero (gradients pile up)", "the gradients piled up"),
+        (
+            "the first buffer is the .grad array itself (zero_grad wipes it)",
+            "the buffer is the .grad array itself",
+        ),
+    ],
+)
+def test_a_momentum_rule_with_a_common_mistake_is_told_which(label, hint):
+    result = verdict("ch08.momentum_sgd", wrong("ch08.momentum_sgd", label))
+    assert result.hint.startswith(hint), str(result)
+
+
+@pytest.mark.parametrize(
+    "label, hint",
+    [
+        ("a wrong sign, from the saved output", "the sign is wrong"),
+        ("backward forgets the (1 - y) factor", "the factor (1 - y) is missing"),
+        ("tanh's derivative 1 - y^2", "1 - y² is tanh's derivative"),
+        ("backward forgets to multiply by grad_output", "grad_output is missing"),
+    ],
+)
+def test_a_sigmoid_gradient_with_a_common_mistake_is_told_which(label, hint):
+    result = verdict("ch05.sigmoid", wrong("ch05.sigmoid", label))
+    assert result.case.startswith("gradcheck on shape") and result.hint.startswith(hint), str(result)

@@ -228,3 +228,25 @@ def test_a_report_shows_no_hidden_test_path_or_nonce_however_the_notebook_got_th
     }
     clean = grade._scrubbed(leak, grade._secret_texts(plan, options))
     assert clean["got"] == "[hidden] | [hidden] | [hidden] | [hidden]" and clean["points"] == 0
+
+
+RAISES_IN_BACKWARD = ONLY_VISIBLE.replace("if a is b:", "if a is b:\n            raise RuntimeError('boom')")
+
+
+def test_an_error_in_a_hidden_check_names_the_case_that_ran_the_students_code():
+    path = next(p for p, ex in CASES if ex == "ch03.mul")
+    namespace = _namespace(path, "ch03.mul", RAISES_IN_BACKWARD)
+    assert evaluate("ch03.mul", namespace).passed  # the visible checks never pass one array twice
+    verdict = evaluate_hidden("ch03.mul", namespace)
+    assert verdict.case == "hidden check: Mul()(a, a): your code raised an error"
+    assert verdict.got == "RuntimeError: boom" and "that case's values" in verdict.hint
+
+
+def test_an_error_in_hidden_test_code_quotes_the_line_that_ran_the_students_code():
+    hidden = "x = 1\nassert predicted_a_grad[0] == 3.5\nboom = predicted_b_grad[0]\n"
+    verdict = evaluate_hidden("ch02.predict_grad", _predicted(), hidden)
+    assert (
+        verdict.case
+        == "hidden check: the hidden tests' line 3, `boom = predicted_b_grad[0]`: your code raised an error"
+    )
+    assert verdict.got == "TypeError: 'NoneType' object is not subscriptable"

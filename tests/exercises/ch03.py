@@ -247,6 +247,16 @@ DIV_TAKES_THE_FIRST = (
 """
 )
 
+# backward returns grad_output unchanged for a (Add's gradient), and b's right
+MUL_ADDS = MUL_RETURNING.replace(
+    "GRADS", "sum_to_shape(grad_output, a.shape), sum_to_shape(grad_output * a, b.shape)"
+)
+
+# a mistake no hint names: twice the right gradient for a
+MUL_DOUBLED = MUL_RETURNING.replace(
+    "GRADS", "sum_to_shape(2 * grad_output * b, a.shape), sum_to_shape(grad_output * a, b.shape)"
+)
+
 WRONG_ANSWERS = {
     "ch03.mul": [
         ("averages over the stretched size-1 dims", MUL_MEAN_OVER_STRETCHED),
@@ -261,6 +271,8 @@ WRONG_ANSWERS = {
         ("forgot to sum over broadcast dims", MUL_NO_SUM),
         ("kept a and b as attributes instead of save_for_backward", MUL_ATTRIBUTES),
         ("forgot to multiply by grad_output", MUL_FORGETS_GRAD_OUTPUT),
+        ("grad_output unchanged for a, as Add's backward", MUL_ADDS),
+        ("twice the gradient for a", MUL_DOUBLED),
     ],
     "ch03.div": [
         ("keeps the first row of a stretched dim (take([0]))", DIV_TAKES_THE_FIRST),

@@ -32,6 +32,22 @@ MOMENTUM_KEEPS_THE_GENERATOR = MOMENTUM_KEYED_BY_SHAPE.replace("list(params)", "
     "key = p.shape", "key = id(p)"
 )
 
+# A MomentumSGD whose step keeps one buffer per parameter and moves the parameter by UPDATE.
+MOMENTUM_UPDATING_BY = (
+    _MOMENTUM_HEAD
+    + """
+    def step(self):
+        for i, p in enumerate(self.params):
+            g = p.grad
+            if self.buffers[i] is None:
+                self.buffers[i] = g.copy()
+            else:
+                self.buffers[i] = self.momentum * self.buffers[i] + g
+            buf = self.buffers[i]
+            p.data -= self.lr * UPDATE
+"""
+)
+
 WRONG_ANSWERS = {
     "ch08.momentum_sgd": [
         ("buffers keyed by the parameter's shape (same-shape parameters share one)", MOMENTUM_KEYED_BY_SHAPE),
@@ -94,6 +110,12 @@ WRONG_ANSWERS = {
                 self.buffers[i] = self.momentum * self.buffers[i] + p.grad
 """,
         ),
+        ("updates by the gradient alone (plain SGD)", MOMENTUM_UPDATING_BY.replace("UPDATE", "g")),
+        (
+            "adds the buffer (moves up the gradient)",
+            MOMENTUM_UPDATING_BY.replace("-= self.lr * UPDATE", "+= self.lr * buf"),
+        ),
+        ("Nesterov's update", MOMENTUM_UPDATING_BY.replace("UPDATE", "(g + self.momentum * buf)")),
         (
             "one buffer shared by all parameters",
             """

@@ -10,7 +10,7 @@ import numpy as np
 from ..errors import ShapeError
 from ..function import Function
 from ..variable import Variable
-from .core import CheckFailed, exercise, expect_close, running
+from .core import MISSING_GRAD_OUTPUT, CheckFailed, exercise, expect_close, running
 from .in_place import expect_in_place_changes_caught
 
 # (shape of a, shape of b): same shapes, a broadcast vector, both broadcast, a 0-d operand, and b
@@ -103,8 +103,49 @@ def _check_shapes(
             "the same array to other Functions",
         )
     for label, leaf, numerical in zip("ab", (a, b), numerical_grads(reference, a_data, b_data, g)):
-        hint = formulas if leaf.shape == out.shape else _broadcast_hint(label, leaf.shape, out.shape)
+        if leaf.shape == out.shape:
+            hint = _mistake_hint(divides, label, leaf.grad, a_data, b_data, g) or _gradients_rule(formulas)
+        else:
+            hint = _broadcast_hint(label, leaf.shape, out.shape)
         expect_close(f"{case}: gradient for {label}", leaf.grad, numerical, hint, rtol=1e-4, atol=1e-6)
+
+
+# Common wrong gradients at the output's shape, (wrong(a, b, g), what it says), per op and input.
+_SWAPPED = "this is {other}'s gradient: {label}'s is grad_output times the derivative with respect to {label}"
+_NO_G = MISSING_GRAD_OUTPUT
+_ADDS = "this is grad_output unchanged (Add's gradient): multiply it by the local derivative"
+_MISTAKES = {
+    (False, "a"): [(lambda a, b, g: g * a, _SWAPPED), (lambda a, b, g: b, _NO_G), (lambda a, b, g: g, _ADDS)],
+    (False, "b"): [(lambda a, b, g: g * b, _SWAPPED), (lambda a, b, g: a, _NO_G), (lambda a, b, g: g, _ADDS)],
+    (True, "a"): [
+        (lambda a, b, g: -g * a / b**2, _SWAPPED),
+        (lambda a, b, g: 1 / b, _NO_G),
+        (lambda a, b, g: g, _ADDS),
+        (lambda a, b, g: g * b, "this multiplies by b where a / b divides by it"),
+    ],
+    (True, "b"): [
+        (lambda a, b, g: g / b, _SWAPPED),
+        (lambda a, b, g: -a / b**2, _NO_G),
+        (lambda a, b, g: g * a / b**2, "the sign is wrong: the derivative of 1/b is -1/b**2"),
+        (lambda a, b, g: -g * a / b, "one power of b is missing: the derivative of 1/b is -1/b**2"),
+        (lambda a, b, g: -g / b**2, "a is missing: the derivative of a / b with respect to b depends on a"),
+    ],
+}
+
+
+def _mistake_hint(divides: bool, label: str, got: Any, a: np.ndarray, b: np.ndarray, g: np.ndarray) -> str:
+    """What a wrong gradient for input label says about the mistake; '' if it is no common one."""
+    if not isinstance(got, np.ndarray) or got.shape != g.shape:
+        return ""
+    for wrong, says in _MISTAKES[divides, label]:
+        if np.allclose(got, wrong(a, b, g), rtol=1e-4, atol=1e-6):
+            return says.format(label=label, other="b" if label == "a" else "a")
+    return ""
+
+
+def _gradients_rule(formulas: str) -> str:
+    """The gradients' part of an op's formulas ('a * b; the gradient for a is g * b, ...')."""
+    return formulas.split("; ", 1)[1]
 
 
 def _broadcast_hint(label: str, shape: tuple, out_shape: tuple) -> str:
@@ -135,7 +176,7 @@ def _check_one_input_needs_grad(cls: type, name: str, reference: Callable, formu
                 str(error),
                 "self.needs_input_grad[i] says whether input i needs its gradient: check the index",
             ) from None
-        expect_close(case, inputs[needed].grad, expected[needed], formulas, rtol=1e-4)
+        expect_close(case, inputs[needed].grad, expected[needed], _gradients_rule(formulas), rtol=1e-4)
 
 
 def _check_input_changed_in_place(cls: type, name: str, reference: Callable) -> None:

@@ -12,7 +12,15 @@ from ..functions.pointwise import Sigmoid
 from ..functions.utils import sum_to_shape
 from ..gradcheck import gradcheck
 from ..variable import Variable
-from .core import CheckFailed, exercise, expect_close, expect_equal, kit_code_refused, running
+from .core import (
+    MISSING_GRAD_OUTPUT,
+    CheckFailed,
+    exercise,
+    expect_close,
+    expect_equal,
+    kit_code_refused,
+    running,
+)
 
 
 def _gradcheck(case: str, fn: Any, inputs: list, hint: str) -> None:
@@ -56,13 +64,36 @@ def _check_sigmoid(MySigmoid: Any) -> None:
     rng = np.random.default_rng(5)
     for shape in [(3, 4), (5,), ()]:
         x = rng.normal(size=shape) * 2
-        _gradcheck(
-            f"gradcheck on shape {shape}",
-            lambda v: MySigmoid()(v),
-            [x],
-            "d sigmoid / da = y (1 - y), multiplied by grad_output",
-        )
+        _gradcheck(f"gradcheck on shape {shape}", lambda v: MySigmoid()(v), [x], _sigmoid_hint(MySigmoid))
     _check_backward_reads_saved_tensors(MySigmoid, a)
+
+
+# Common wrong gradients, wrong(y, g) for the output y and grad_output g, and what each says.
+_SIGMOID_MISTAKES = [
+    (lambda y, g: g * y, "the factor (1 - y) is missing"),
+    (lambda y, g: g * (1 - y * y), "1 - y² is tanh's derivative, not the sigmoid's"),
+    (lambda y, g: y * (1 - y), MISSING_GRAD_OUTPUT),
+    (
+        lambda y, g: -g * y * (1 - y),
+        "the sign is wrong: the sigmoid rises everywhere, so its slope is positive",
+    ),
+]
+
+
+def _sigmoid_hint(MySigmoid: Any) -> str:
+    """What MySigmoid's gradient on a few values says about its mistake, or the chapter's formula."""
+    a, g = np.array([-1.5, -0.25, 0.5, 2.0]), np.array([0.5, -1.0, 2.0, 1.5])
+    x = Variable(a.copy())
+    try:
+        MySigmoid()(x).backward(g.copy())
+    except Exception:  # noqa: BLE001 - gradcheck reports the error itself
+        pass
+    else:
+        y = 1 / (1 + np.exp(-a))
+        for wrong, says in _SIGMOID_MISTAKES:
+            if x.grad.shape == a.shape and np.allclose(x.grad, wrong(y, g)):
+                return says
+    return "d sigmoid / da = y (1 - y), multiplied by grad_output"
 
 
 def _check_backward_reads_saved_tensors(MySigmoid: Any, a: np.ndarray) -> None:

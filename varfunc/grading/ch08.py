@@ -33,18 +33,71 @@ def _momentum_case(
     if borrowed:
         raise CheckFailed(f"{case}: the optimizer's step", "your own step()", borrowed, _MOMENTUM_HINT)
     reference = SGD(theirs, lr=lr, momentum=momentum)
+    history = []
     for step in range(1, steps + 1):
         grads = [rng.standard_normal(shape) for shape in shapes]
+        history.append(grads)
         with running(f"{case}: step {step}"):
             _one_step(optimizer, mine, grads, f"{case}: your step()")
         _one_step(reference, theirs, grads)
         for index, (got, expected) in enumerate(zip(mine, theirs)):
+            grads_so_far = [grads[index] for grads in history]
             expect_close(
                 f"{case}: parameter {index} (shape {got.shape}) after step {step}",
                 got.data,
                 expected.data,
-                _MOMENTUM_HINT,
+                _momentum_hint(start[index], grads_so_far, lr, momentum, got.data),
             )
+
+
+# What a parameter that follows a common wrong rule says about the mistake (see _after_steps).
+_MOMENTUM_MISTAKES = {
+    "plain": "the parameter moved as plain SGD moves it (p -= lr * g): the update must use the buffer",
+    "dampened": "this is a dampened average, momentum * buf + (1 - momentum) * g: the rule adds the "
+    "whole gradient to momentum * buf",
+    "old buffer": "each update used the buffer from before that step's gradient was added: update the "
+    "buffer first, then the parameter with it",
+    "piled up": "the gradients piled up from step to step: zero_grad() must set every .grad to zero",
+    "aliased": "the buffer is the .grad array itself, which zero_grad() wipes: make the first buffer a "
+    "copy of the gradient",
+    "sign": "the parameter moved up the gradient: subtract lr * buf",
+    "nesterov": "this is Nesterov's momentum (g + momentum * buf in the update): the exercise asks for "
+    "the plain rule",
+}
+
+
+def _momentum_hint(start: np.ndarray, grads: list, lr: float, momentum: float, got: Any) -> str:
+    """The mistake whose rule gives got from start and grads, or the rule itself if none does."""
+    for mistake, says in _MOMENTUM_MISTAKES.items():
+        after = _after_steps(mistake, start, grads, lr, momentum)
+        if np.shape(got) == after.shape and np.allclose(got, after, rtol=1e-6, atol=1e-8):
+            return says
+    return _MOMENTUM_HINT
+
+
+def _after_steps(mistake: str, start: np.ndarray, grads: list, lr: float, momentum: float) -> np.ndarray:
+    """A parameter after one step per gradient, by a momentum rule with this mistake in it."""
+    p, buf, total = start.copy(), None, 0.0
+    for g in grads:
+        if mistake == "piled up":  # zero_grad() did nothing: backward adds into the old .grad
+            total = g = total + g
+        if mistake == "plain":
+            p -= lr * g
+            continue
+        old = buf
+        if buf is None:
+            buf = g.copy()
+        elif mistake == "aliased":  # .grad zeroed, g added, then buf *= m; buf += p.grad (buf itself)
+            buf = 2 * momentum * g
+        else:
+            buf = momentum * buf + (1 - momentum if mistake == "dampened" else 1) * g
+        if mistake == "old buffer" and old is not None:
+            p -= lr * old
+        elif mistake == "nesterov":
+            p -= lr * (g + momentum * buf)
+        else:
+            p += lr * buf if mistake == "sign" else -lr * buf
+    return p
 
 
 def _one_step(optimizer: Any, params: list, grads: list, refused: str = "") -> None:

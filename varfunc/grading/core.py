@@ -162,14 +162,14 @@ def evaluate(exercise_id: str, namespace: dict) -> Verdict:
         return Verdict(ex, False, failure.case, failure.expected, failure.got, failure.hint)
     except NotImplementedError as error:
         if not _is_the_stubs(error):  # e.g. the kit's "MySigmoid has no backward()" for a misnamed method
-            return _raised(ex, error)
+            return raised_verdict(ex, error)
         return Verdict(ex, False, NOT_SOLVED, hint=error.hint if isinstance(error, NotSolved) else STUB_HINT)
     except Exception as error:  # noqa: BLE001 - the student's code may raise anything
-        return _raised(ex, error)
+        return raised_verdict(ex, error)
     return Verdict(ex, True)
 
 
-def _raised(ex: Exercise, error: Exception) -> Verdict:
+def raised_verdict(ex: Exercise, error: Exception) -> Verdict:
     """The verdict for an error the student's code raised, naming the case that ran it (running())."""
     case = getattr(error, RUNNING_CASE, "")
     case = case if isinstance(case, str) else ""
@@ -184,6 +184,9 @@ def _raised(ex: Exercise, error: Exception) -> Verdict:
     )
 
 
+MISSING_GRAD_OUTPUT = (
+    "grad_output is missing: backward multiplies the local derivative by it (the chain rule)"
+)
 RUNNING_CASE = "varfunc_check_case"  # the attribute running() gives an error raised in its block
 
 

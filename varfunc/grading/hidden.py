@@ -18,13 +18,25 @@ from __future__ import annotations
 
 import os
 import runpy
+import traceback
 from collections.abc import Callable, Iterable
 
 import numpy as np
 
 from ..function import Function
 from ..variable import Variable
-from .core import RAISED, CheckFailed, Verdict, evaluate, expect_close, expect_equal, lookup, show
+from .core import (
+    RAISED,
+    CheckFailed,
+    Verdict,
+    evaluate,
+    expect_close,
+    expect_equal,
+    lookup,
+    raised_verdict,
+    running,
+    show,
+)
 from .floats import numpy_defaults
 from .guard import GUARD_ENV, SNAPSHOT_KEY, Snapshot, kept_snapshot
 
@@ -62,17 +74,42 @@ def evaluate_hidden(exercise_id: str, namespace: dict, hidden_source: str = "") 
             case = f"hidden check: {failure.case}"
             return Verdict(ex, False, case, failure.expected, failure.got, failure.hint)
         except Exception as error:  # noqa: BLE001 - the student's code may raise anything
-            got = f"{type(error).__name__}: {error}"
-            return Verdict(ex, False, "hidden check: your code raised an error", got=got)
+            raised = raised_verdict(ex, error)  # names the case that ran the student's code, if known
+            return Verdict(ex, False, f"hidden check: {raised.case}", got=raised.got, hint=raised.hint)
     return verdict
 
 
+HIDDEN_SOURCE_NAME = "<hidden tests>"
+
+
 def _run_hidden_source(source: str, namespace: dict) -> None:
-    """Run the instructor's hidden test code in the notebook's namespace; a failed assert fails the check."""
+    """Run the instructor's hidden test code in the notebook's namespace; a failed assert fails the check.
+
+    An error the student's code raises there is reported with the hidden line that called it.
+    """
     try:
-        exec(compile(source, "<hidden tests>", "exec"), namespace)
+        exec(compile(source, HIDDEN_SOURCE_NAME, "exec"), namespace)
     except AssertionError as error:
         raise CheckFailed(HIDDEN_ASSERT, got=str(error) or "assert failed") from None
+    except Exception as error:
+        line = _hidden_line(error, source)
+        if line:
+            with running(f"the hidden tests' line {line}"):
+                raise
+
+
+def _hidden_line(error: BaseException, source: str) -> str:
+    """'N, `code`' for the last line of the hidden tests in error's traceback, or '' if none is."""
+    numbers = [
+        number
+        for frame, number in traceback.walk_tb(error.__traceback__)
+        if frame.f_code.co_filename == HIDDEN_SOURCE_NAME
+    ]
+    if not numbers:
+        return ""
+    lines = source.splitlines()
+    code = lines[numbers[-1] - 1].strip() if 0 < numbers[-1] <= len(lines) else ""
+    return f"{numbers[-1]}, `{code}`" if code else str(numbers[-1])
 
 
 def run(
@@ -204,16 +241,22 @@ def runner_source(
 def _make_param_views_and_read_only(ns: dict) -> None:
     """A view of a bigger array and a read-only array must both be copied into a writable array."""
     base = np.arange(10.0)
-    view = base[::2]
-    param = ns["make_param"](view)
+    case = "make_param(a view of another array)"
+    with running(case):
+        param = ns["make_param"](base[::2])
     if np.shares_memory(param.data, base):
-        raise CheckFailed("make_param(a view of another array): memory", "an array of its own", "a view")
+        raise CheckFailed(f"{case}: memory", "an array of its own", "a view")
     frozen = np.array([1.0, 2.0])
     frozen.setflags(write=False)
-    param = ns["make_param"](frozen)
-    expect_equal("make_param(a read-only array): its data is writable", param.data.flags.writeable, True)
-    expect_close("make_param(np.float32(2.5))", ns["make_param"](np.float32(2.5)).data, np.float32(2.5))
-    expect_equal("make_param(np.float32(2.5)): dtype", ns["make_param"](np.float32(2.5)).dtype, np.float32)
+    case = "make_param(a read-only array)"
+    with running(case):
+        param = ns["make_param"](frozen)
+    expect_equal(f"{case}: its data is writable", param.data.flags.writeable, True)
+    case = "make_param(np.float32(2.5))"
+    with running(case):
+        param = ns["make_param"](np.float32(2.5))
+    expect_close(case, param.data, np.float32(2.5))
+    expect_equal(f"{case}: dtype", param.dtype, np.float32)
 
 
 @hidden_check("ch02.describe")
@@ -226,7 +269,9 @@ def _describe_other_functions(ns: dict) -> None:
         ("x.exp()", x.exp(), "computed by Exp"),
         ("-x", -x, "computed by Negate"),
     ]:
-        expect_equal(f"describe({case})", ns["describe"](variable), expected)
+        with running(f"describe({case})"):
+            description = ns["describe"](variable)
+        expect_equal(f"describe({case})", description, expected)
 
 
 def _same_input_twice(ns: dict, name: str, expected_grad: Callable[[np.ndarray], np.ndarray]) -> None:
@@ -236,8 +281,10 @@ def _same_input_twice(ns: dict, name: str, expected_grad: Callable[[np.ndarray],
         raise CheckFailed(f"{name} is not a Function subclass")
     data = np.array([[0.5, -1.5, 2.0], [1.25, -0.75, 3.0]])
     a = Variable(data.copy())
-    cls()(a, a).sum().backward()
-    expect_close(f"{name}()(a, a): the gradient for a", a.grad, expected_grad(data), rtol=1e-6)
+    case = f"{name}()(a, a)"
+    with running(case):
+        cls()(a, a).sum().backward()
+    expect_close(f"{case}: the gradient for a", a.grad, expected_grad(data), rtol=1e-6)
 
 
 def _three_d_broadcast(ns: dict, name: str, op: Callable) -> None:
@@ -246,10 +293,13 @@ def _three_d_broadcast(ns: dict, name: str, op: Callable) -> None:
     a_data = rng.uniform(0.5, 2.0, (2, 1, 4))
     b_data = rng.uniform(0.5, 2.0, (3, 1))
     a, b = Variable(a_data.copy()), Variable(b_data.copy())
-    out = ns[name]()(a, b)
-    expect_close(f"{name} of shapes (2, 1, 4) and (3, 1): forward", out.data, op(a_data, b_data))
-    out.sum().backward()
-    expect_equal(f"{name} of shapes (2, 1, 4) and (3, 1): shape of b.grad", b.grad.shape, (3, 1))
+    case = f"{name} of shapes (2, 1, 4) and (3, 1)"
+    with running(f"{case}: forward"):
+        out = ns[name]()(a, b)
+    expect_close(f"{case}: forward", out.data, op(a_data, b_data))
+    with running(f"{case}: backward"):
+        out.sum().backward()
+    expect_equal(f"{case}: shape of b.grad", b.grad.shape, (3, 1))
 
 
 @hidden_check("ch03.mul")
