@@ -1,5 +1,6 @@
 """The ExecutionEngine: visit order, dependency counting, gradient summation, recorder events, depth."""
 
+import sys
 import weakref
 
 import numpy as np
@@ -266,3 +267,27 @@ def test_a_recorder_costs_the_size_of_the_graph_not_its_square():
 
     small, large = items_told(200), items_told(800)
     assert large <= 4.5 * small  # 4x the leaves: 4x the items; the stack copied per event made it 16x
+
+
+@pytest.mark.skipif(sys.version_info < (3, 11), reason="exception notes are Python 3.11+")
+def test_a_backward_that_stops_part_way_names_the_leaves_it_already_changed():
+    a, b, c, w = (Variable(np.ones(n)) for n in (2, 2, 3, 3))
+    hb = b * 3
+    hb.register_hook("fails", lambda g: 1 / 0)
+    y = (a * 2 + hb).sum() + (c * w).sum()
+    with pytest.raises(ZeroDivisionError) as caught:
+        y.backward()
+    # The stack ran c * w's branch (leaves c and w) first; the hook stopped the pass before a and b.
+    assert a.grad.tolist() == [0, 0] and b.grad.tolist() == [0, 0] and c.grad.tolist() == [1, 1, 1]
+    (note,) = caught.value.__notes__
+    assert note.startswith("backward stopped part-way, after 2 leaf Variables (shape (3,), (3,)) had added")
+    assert "zero their .grad" in note
+
+
+def test_a_backward_that_fails_before_any_leaf_adds_no_note():
+    x = Variable(np.ones(2))
+    h = x * 2
+    h.register_hook("fails", lambda g: 1 / 0)
+    with pytest.raises(ZeroDivisionError) as caught:
+        h.sum().backward()
+    assert not getattr(caught.value, "__notes__", None) and x.grad.tolist() == [0, 0]

@@ -174,3 +174,101 @@ def test_a_bad_save_is_refused_before_the_dirty_input_joins_the_graph():
     assert h.creator is creator and h._version[0] == 1
     h.sum().backward()  # through the original graph only
     assert w.grad.tolist() == [1.0]
+
+
+class InterruptedAfterWriting(Function):
+    def forward(self, a):
+        a *= 10
+        self.mark_dirty(a)
+        raise KeyboardInterrupt  # Ctrl-C in a slow forward, after it wrote
+
+
+def test_ctrl_c_after_an_in_place_write_is_counted_never_a_wrong_gradient():
+    x = Variable(np.array([1.0, 2.0]))
+    h = x * 1.0
+    s = (h * h).sum()  # Mul saves h
+    with pytest.raises(KeyboardInterrupt):
+        InterruptedAfterWriting()(h)
+    assert h.data.tolist() == [1.0, 2.0] and h._version[0] == 1  # put back, and the write counted
+    with pytest.raises(vf.InplaceError, match="saved tensor"):
+        s.backward()
+
+
+def test_ctrl_c_inside_the_kits_own_in_place_op_counts_the_write(monkeypatch):
+    from varfunc.functions.basic_ops import MulConstant
+
+    def interrupted(self, a):
+        self.mark_dirty(a)
+        a *= self.constant
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(MulConstant, "forward", interrupted)
+    x = Variable(np.array([1.0, 2.0]))
+    h = x + 0.0
+    s = (h * h).sum()
+    with pytest.raises(KeyboardInterrupt):
+        h.mul_(3)
+    assert h._version[0] == 1  # the kit's op wrote [3, 6] and is not undone: the version says so
+    with pytest.raises(vf.InplaceError, match="saved tensor"):
+        s.backward()
+
+
+class InPlaceReturningNone(InplaceFunction):
+    def forward(self, a):
+        a += 10
+        self.mark_dirty(a)
+        return a, None  # a second output that is no array: refused
+
+
+def test_an_in_place_function_whose_outputs_are_refused_gets_its_input_put_back():
+    x = Variable(np.array([1.0, 2.0]))
+    h = x * 1.0
+    creator = h.creator
+    with pytest.raises(vf.DTypeError, match="InPlaceReturningNone.forward returned a NoneType"):
+        InPlaceReturningNone(True)(h)
+    assert h.data.tolist() == [1.0, 2.0] and h.creator is creator  # data and graph agree
+    z = (h * h).sum()  # a graph built after the refusal is right
+    z.backward()
+    assert z.data == 5.0 and x.grad.tolist() == [2.0, 4.0]
+
+
+class SavesThenFails(Function):
+    calls = 0
+
+    def forward(self, a):
+        type(self).calls += 1
+        self.save_for_backward(a)
+        if type(self).calls == 1:
+            raise ValueError("first call fails")
+        return a * 2
+
+    def backward(self, g):
+        return g * 2
+
+
+class MarksThenFails(Function):
+    def forward(self, a):
+        if getattr(self, "failed", False):
+            return a * 2
+        self.failed = True
+        self.mark_dirty(a)
+        raise ValueError("fails before writing")
+
+    def backward(self, g):
+        return g * 2
+
+
+def test_a_function_called_again_after_its_forward_failed_carries_nothing_over():
+    x = Variable(np.array([1.0, 2.0]))
+    fn = MarksThenFails()
+    with pytest.raises(ValueError, match="fails before writing"):
+        fn(x * 1.0)
+    h = x * 1.0
+    y = fn(h)  # no stale mark_dirty: not "returned it 0 times", and h's version stays
+    assert y.data.tolist() == [2.0, 4.0] and h._version[0] == 0
+    twice = SavesThenFails()
+    with pytest.raises(ValueError, match="first call fails"):
+        twice(x * 1.0)
+    out = twice(x * 3.0)
+    out.sum().backward()
+    assert x.grad.tolist() == [6.0, 6.0]

@@ -143,7 +143,7 @@ class Function(FunctionHooks, DirtyInputs, GradientChecks, ModernFunctionNames):
             self.input_devices = tuple(device_of(array) for array in arrays)
         try:
             result = self.forward(*arrays)
-        except Exception as error:
+        except BaseException as error:  # Ctrl-C too: an in-place write it interrupted is counted
             self._forward_failed(input, arrays, copies, error)  # raises a clearer error where it has one
             raise
         raw_outputs = result if type(result) is tuple else (result,)
@@ -167,16 +167,20 @@ class Function(FunctionHooks, DirtyInputs, GradientChecks, ModernFunctionNames):
             previous.append((v.creator, id(v)))
             shapes.append(array.shape)
             dtypes.append(array.dtype)
-        if volatile:
-            outputs = self._wrap_outputs(input, arrays, raw_outputs, dirty, creator=None)
-            self.to_save = self.non_differentiable = None
-        else:
+        if not volatile:
             self.needs_input_grad = _shared_flags(tuple(needs))
             self.requires_grad = any(needs)
             self.previous_functions = tuple(previous)  # v0.1.3 kept a list: docs/differences.md row 32
             self.input_shapes = tuple(shapes)
             self.input_dtypes = tuple(dtypes)
-            outputs = self._wrap_outputs(input, arrays, raw_outputs, dirty, creator=self)
+        try:
+            outputs = self._wrap_outputs(input, arrays, raw_outputs, dirty, None if volatile else self)
+        except VarfuncError as error:  # an output refused after forward changed an input: as above
+            self._forward_failed(input, arrays, copies, error)
+            raise
+        if volatile:
+            self.to_save = self.non_differentiable = None
+        else:
             # {id(output Variable): output index}; most ops have one output, and a literal is cheaper
             if len(outputs) == 1:
                 self.output_ids = {id(outputs[0]): 0}
@@ -188,8 +192,12 @@ class Function(FunctionHooks, DirtyInputs, GradientChecks, ModernFunctionNames):
                 self._save(input, arrays, outputs, raw_outputs)
         return outputs[0] if len(outputs) == 1 else outputs
 
-    def _forward_failed(self, input: tuple, arrays: tuple, copies: list | None, error: Exception) -> None:
-        """forward raised error: undo or count an in-place write it may have made, explain an overflow."""
+    def _forward_failed(self, input: tuple, arrays: tuple, copies: list | None, error: BaseException) -> None:
+        """forward (or a check after it) failed: undo or count an in-place write, explain an overflow.
+
+        What forward asked for (save_for_backward, mark_dirty, ...) is forgotten: the Function may
+        be called again, and must not carry it over.
+        """
         if copies is not None:  # a Function you wrote: its inputs are put back as they were
             self._put_back(arrays, copies)
         # NumPy refuses a number or a cast that does not fit, and modulo.py an integer division by
@@ -197,6 +205,7 @@ class Function(FunctionHooks, DirtyInputs, GradientChecks, ModernFunctionNames):
         before_writing = (OverflowError, TypeError, ZeroDivisionError)
         if self.dirty_tensors is not None and not isinstance(error, before_writing):
             self._count_in_place_change(input, self.dirty_tensors)
+        self.to_save = self.dirty_tensors = self.non_differentiable = None
         if isinstance(error, OverflowError) and "out of bounds" in str(error):  # (not math.exp's overflow)
             dtypes = ", ".join(str(a.dtype) for a in arrays)  # "Python integer 300 out of bounds for uint8"
             raise DTypeError(
