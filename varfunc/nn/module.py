@@ -17,6 +17,7 @@ import numpy as np
 from ..backend import check_flag, to_device
 from ..errors import DTypeError, ShapeError, VarfuncError
 from ..variable import Variable
+from .serialization import arrays_to_save, read_npz, write_atomically
 
 
 class Parameter(Variable):
@@ -357,23 +358,13 @@ def save(obj: Any, path: Any) -> None:
     """Save a Module's parameters (or a state dict of arrays) in NumPy's .npz format, names as keys.
 
     The file gets the name given, as torch.save names it (np.savez would add ``.npz``), so
-    ``load(path)`` finds it under the same name.
+    ``load(path)`` finds it under the same name. Every entry is checked before any file is touched,
+    and an existing file is replaced only by a complete new one (varfunc/nn/serialization.py).
     """
     state = obj.state_dict() if isinstance(obj, Module) else obj
-    arrays = OrderedDict()
-    for name, value in state.items():
-        value = value.data if isinstance(value, Variable) else value
-        if not hasattr(value, "shape"):
-            raise DTypeError(
-                f"save: {name!r} is a {type(value).__name__}, not an array; .npz files hold arrays "
-                "only (save a Module or its state_dict())"
-            )
-        arrays[name] = to_device(value, "cpu")
-    with open(path, "wb") as file:
-        np.savez(file, **arrays)
+    write_atomically(arrays_to_save(state), path)
 
 
 def load(path: Any) -> OrderedDict:
     """Read a .npz file written by save() back as a state dict: {name: NumPy array}, in order."""
-    with np.load(path, allow_pickle=False) as archive:
-        return OrderedDict((name, archive[name]) for name in archive.files)
+    return read_npz(path)

@@ -23,6 +23,7 @@ class Adam(Optimizer):
     number_settings = ("lr", "eps", "weight_decay")
     state_buffers = ("exp_avg", "exp_avg_sq", "max_exp_avg_sq")
     state_counters = ("step",)
+    required_state = ("step", "exp_avg", "exp_avg_sq")  # max_exp_avg_sq: made when amsgrad first needs it
 
     def __init__(
         self,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import copy
 import math
 import numbers
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from ..backend import check_flag, device_of, get_array_module, is_array, to_device
@@ -43,6 +43,7 @@ class Optimizer:
     number_settings: tuple[str, ...] = ()  # the settings that must be numbers (lr, ...)
     state_buffers: tuple[str, ...] = ()  # the names of the per-parameter arrays step() keeps
     state_counters: tuple[str, ...] = ()  # and of its per-parameter counts
+    required_state: tuple[str, ...] = ()  # what a parameter's state holds once step() made it
 
     def __init__(self, params: Iterable, defaults: dict) -> None:
         self.defaults = dict(defaults)
@@ -149,24 +150,59 @@ class Optimizer:
                     "(np.broadcast_to, a read-only file, writeable=False), which a step cannot update; "
                     "give it an array of its own: p.data = p.data.copy()"
                 )
-            # a model moved after steps were taken leaves its buffers behind
-            for name, value in self.state.get(param, {}).items():
-                if is_array(value) and value.dtype != param.dtype:
-                    raise DTypeError(
-                        f"{type(self).__name__}.step: the {name!r} of a parameter of shape {param.shape} is "
-                        f"{value.dtype}, the parameter {param.dtype} (the model was converted after steps "
-                        "were taken); convert the state along with optimizer.load_state_dict("
-                        "optimizer.state_dict()), or make the optimizer after model.double()"
-                    )
-                if is_array(value) and device_of(value) != param.device:
-                    raise DeviceError(
-                        f"{type(self).__name__}.step: the {name!r} of a parameter of shape {param.shape} "
-                        f"is on {device_of(value)}, the parameter on {param.device} (the model was moved "
-                        "after steps were taken); move the state along with "
-                        "optimizer.load_state_dict(optimizer.state_dict()), or make the optimizer after "
-                        "model.to(...)"
-                    )
+            self._check_state(param)
         return trained
+
+    def _check_state(self, param: Variable) -> None:
+        """Refuse a state step() could not use: one lacking a buffer, or a buffer of the wrong kind."""
+        state = self.state.get(param)
+        if not state:  # none yet: step() makes it
+            return
+        for key in self.required_state:
+            if key not in state:
+                name, missing = type(self).__name__, [k for k in self.required_state if k not in state]
+                raise ValueError(
+                    f"{name}.step: the state of a parameter of shape {param.shape} holds "
+                    f"{sorted(map(str, state))} but lacks {missing}; {name} keeps all of "
+                    f"{list(self.required_state)} or nothing: del optimizer.state[p] to start that "
+                    "parameter afresh"
+                )
+        data = param.data
+        for key, value in state.items():
+            if key in self.state_buffers:
+                fits = is_array(value) and value.shape == data.shape and value.dtype == data.dtype
+                if not fits or device_of(value) != device_of(data):
+                    self._refuse_buffer(param, key, value)
+            elif key in self.state_counters and type(value) is not int:
+                if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+                    raise DTypeError(
+                        f"{type(self).__name__}.step: the {key!r} of a parameter of shape "
+                        f"{param.shape} must be a whole number, got {value!r}"
+                    )
+
+    def _refuse_buffer(self, param: Variable, key: str, value: Any) -> None:
+        """Raise the error for a buffer that is not an array of its parameter's shape, dtype and device."""
+        where = f"{type(self).__name__}.step: the {key!r} of a parameter of shape {param.shape}"
+        if not is_array(value) or value.shape != param.shape:
+            got = f"has shape {value.shape}" if is_array(value) else f"is a {type(value).__name__}"
+            raise ShapeError(
+                f"{where} {got}, where a buffer is an array of its parameter's shape; "
+                "del optimizer.state[p] to start that parameter afresh"
+            )
+        # a model converted or moved after steps were taken leaves its buffers behind
+        if value.dtype != param.dtype:
+            raise DTypeError(
+                f"{where} is {value.dtype}, the parameter {param.dtype} (the model was converted "
+                "after steps were taken); convert the state along with "
+                "optimizer.load_state_dict(optimizer.state_dict()), or make the optimizer after "
+                "model.double()"
+            )
+        raise DeviceError(
+            f"{where} is on {device_of(value)}, the parameter on {param.device} (the model was "
+            "moved after steps were taken); move the state along with "
+            "optimizer.load_state_dict(optimizer.state_dict()), or make the optimizer after "
+            "model.to(...)"
+        )
 
     def zero_grad(self, set_to_none: bool = False) -> None:
         """Set every gradient that exists to zero, in place (PyTorch's zero_grad(set_to_none=False)).
@@ -237,19 +273,57 @@ class Optimizer:
                 )
             self._check_numbers(settings[-1])  # saved values are checked as new ones are
             self._check_group(settings[-1])
-        new_state = {}
+        new_state, keys = {}, {}
+        if not isinstance(state_dict["state"], Mapping):
+            raise DTypeError(
+                f"{type(self).__name__}.load_state_dict: the state dict's 'state' must be a dict "
+                f"{{parameter position: {{name: value}}}}, got a {type(state_dict['state']).__name__}"
+            )
         for key, saved in state_dict["state"].items():
-            param = by_index.get(int(key))
+            param = by_index.get(self._position(key, by_index))
             if param is None:
                 raise ValueError(
                     f"{type(self).__name__}.load_state_dict: the state dict has state for parameter "
                     f"{key}, which none of its param_groups lists (they list {sorted(by_index)})"
                 )
-            entry = {name: self._loaded_entry(key, param, name, value) for name, value in saved.items()}
-            new_state[param] = entry
+            if param in new_state:
+                raise ValueError(
+                    f"{type(self).__name__}.load_state_dict: the state dict has state for parameter "
+                    f"{key} twice, under the keys {keys[param]!r} and {key!r}; keep one"
+                )
+            self._check_complete(key, saved)
+            new_state[param] = {name: self._loaded_entry(key, param, name, v) for name, v in saved.items()}
+            keys[param] = key
         for checked, group in zip(settings, self.param_groups):
             group.update(checked)
         self.state = new_state
+
+    def _position(self, key: Any, by_index: dict) -> int:
+        """The parameter position a key of the saved 'state' names: an int, or its digits as a str."""
+        if isinstance(key, str) and key.isascii() and key.isdigit():  # as a JSON round trip leaves it
+            return int(key)
+        if isinstance(key, numbers.Integral) and not isinstance(key, bool):
+            return int(key)
+        raise ValueError(
+            f"{type(self).__name__}.load_state_dict: the state dict's 'state' has the key {key!r}, "
+            f"where its keys are parameter positions, the integers its param_groups list "
+            f"({sorted(by_index)}); load a state dict that optimizer.state_dict() made"
+        )
+
+    def _check_complete(self, key: Any, saved: Any) -> None:
+        """Refuse a saved state that step() could not use: not a dict, or one that holds some of
+        the buffers and counters a step keeps but not all (an empty one starts afresh)."""
+        where = f"{type(self).__name__}.load_state_dict: the state of parameter {key}"
+        if not isinstance(saved, Mapping):
+            raise DTypeError(f"{where} must be a dict {{name: value}}, got a {type(saved).__name__}")
+        missing = [name for name in self.required_state if name not in saved]
+        if saved and missing:
+            raise ValueError(
+                f"{where} holds {sorted(map(str, saved))} but lacks {missing}; "
+                f"{type(self).__name__} keeps all of {list(self.required_state)} or nothing (an "
+                "empty state starts that parameter afresh); load a state dict that "
+                f"{type(self).__name__}.state_dict() made"
+            )
 
     def _loaded_entry(self, key: int, param: Variable, name: str, value: Any) -> Any:
         """A saved state entry, checked and converted: a buffer becomes an array of the parameter's

@@ -21,6 +21,7 @@ class SGD(Optimizer):
 
     number_settings = ("lr", "momentum", "dampening", "weight_decay")
     state_buffers = ("momentum_buffer",)
+    required_state = ("momentum_buffer",)
 
     def __init__(
         self,
