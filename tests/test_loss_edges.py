@@ -48,3 +48,12 @@ def test_the_smooth_l1_module_takes_beta_as_the_function_does():
         module(x, y).item() == nn.smooth_l1_loss(x, y, "sum", beta=0.5).item() == pytest.approx(0.09 + 1.75)
     )
     assert repr(module) == "SmoothL1Loss(reduction='sum', beta=0.5)"
+
+
+@pytest.mark.parametrize("dtype, beta", [(np.float32, 1e-40), (np.float16, 1e-6), (np.float64, 1e-320)])
+def test_smooth_l1_with_a_tiny_beta_stays_finite(dtype, beta):
+    """0.5 / beta overflowed to inf, and inf * 0 made the loss and every gradient NaN (torch: 0.5)."""
+    x = Variable(np.array([0.0, 1.0], dtype))
+    loss = nn.smooth_l1_loss(x, np.zeros(2, dtype), beta=beta)
+    loss.backward()
+    assert loss.item() == pytest.approx(0.5, rel=1e-3) and x.grad.tolist() == [0.0, 0.5]

@@ -47,6 +47,13 @@ def test_mean_of_float16_and_integers_sums_in_a_wider_dtype():
     assert Variable(big).mean().item() == float(2**62)
 
 
+def test_the_mean_of_more_float16_elements_than_float16_can_count_still_has_a_gradient():
+    x = Variable(np.ones((2, 70000), dtype=np.float16))  # 70,000 is past float16's 65,504
+    (x.mean() + x.mean(1).sum()).backward()
+    np.testing.assert_allclose(x.grad, 1 / 140000 + 1 / 70000, rtol=1e-3, atol=2**-24)  # a subnormal step
+    assert x.grad.dtype == np.float16
+
+
 @pytest.mark.parametrize("name", ["sum", "mean"])
 @pytest.mark.parametrize("keepdim", [False, True])
 def test_a_full_reduction_sends_each_element_its_gradient_in_the_data_dtype(name, keepdim, rng):

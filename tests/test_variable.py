@@ -223,6 +223,14 @@ def test_an_inplace_result_that_does_not_fit_the_dtype_is_a_clear_error_and_chan
             call()
     assert index.data.tolist() == [0, 1, 2] and index._version == [0]
     assert index.add_(2).data.tolist() == [2, 3, 4]  # an integer result fits
+    mask = Variable(np.array([True, False]))
+    for name in ("exp_", "tanh_", "sigmoid_"):  # NumPy's own error for sigmoid_ named no op
+        with pytest.raises(
+            vf.DTypeError,
+            match=r"(Exp|Tanh|Sigmoid): the in-place result cannot be stored in the Variable's bool",
+        ):
+            getattr(mask, name)()
+    assert mask.data.tolist() == [True, False] and mask._version == [0]
 
 
 @pytest.mark.parametrize("shape", [(), (3,), (2, 3)])

@@ -30,6 +30,12 @@ class _SavesOutput(InplaceFunction):
     def forward(self, a):
         xp = get_array_module(a)
         if self.inplace:
+            if a.dtype.kind != "f":  # (NumPy's own refusal for bool data names no op: the - in 1 + exp(-a))
+                raise DTypeError(
+                    f"{type(self).__name__}: the in-place result cannot be stored in the Variable's "
+                    f"{a.dtype} data (it is a float); use the out-of-place op, or convert the data "
+                    "first (for example .double())"
+                )
             self.mark_dirty(a)
             result = self.apply(xp, a, out=a)
         else:

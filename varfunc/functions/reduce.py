@@ -55,7 +55,11 @@ class Mean(Sum):
         return a.mean(axis=self.axes, keepdims=self.keepdim)
 
     def backward(self, grad_output):
-        return _expand_back(grad_output / self.count, self.input_shapes[0], self.axes, self.keepdim)
+        if grad_output.dtype.itemsize < 4:  # float16 holds no count above 65,504: divide in float32
+            grad = (grad_output.astype("float32") / self.count).astype(grad_output.dtype)
+        else:
+            grad = grad_output / self.count
+        return _expand_back(grad, self.input_shapes[0], self.axes, self.keepdim)
 
 
 class _SelectionFunction(Function):

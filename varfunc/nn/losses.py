@@ -85,7 +85,8 @@ def smooth_l1_loss(input: Variable, target: Any, reduction: str = "mean", beta: 
         return l1_loss(input, target, reduction)
     distance = _difference("smooth_l1_loss", input, target).abs()
     capped = distance.clamp(max=beta)
-    loss = capped**2 * (0.5 / beta) + (distance - beta).relu()
+    # (capped / beta) * capped, not capped**2 * (0.5 / beta): 0.5 / beta overflows for a tiny beta
+    loss = (capped / beta) * capped * 0.5 + (distance - beta).relu()
     return _reduce("smooth_l1_loss", loss, reduction)
 
 
