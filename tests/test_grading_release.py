@@ -274,3 +274,15 @@ def test_the_chapters_readme_tells_students_what_their_copy_is(tmp_path):
     released = (tmp_path / "student" / "README.md").read_text()
     assert "exercise solutions are in place" not in released and "nbval" not in released
     assert "NotImplementedError" in released and "| 10 |" in released
+
+
+def test_the_command_piped_into_a_reader_that_stops_early_ends_without_a_traceback(tmp_path):
+    import subprocess
+    import sys
+
+    command = [sys.executable, "-m", "varfunc.grading", "release", str(CHAPTERS[0]), str(tmp_path / "out")]
+    reader = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    reader.stdout.close()  # as `... | head -0` does: every print meets a closed pipe
+    stderr = reader.stderr.read().decode()
+    assert reader.wait(timeout=60) == 1 and "Traceback" not in stderr, stderr
+    assert (tmp_path / "out" / CHAPTERS[0].name).exists()  # the work itself was done
