@@ -350,6 +350,17 @@ def test_an_unreadable_submission_says_what_it_is(text, why):
     assert nb is None and why in problem
 
 
+def test_a_submission_with_duplicate_cell_ids_is_read_without_a_warning(recwarn):
+    from varfunc.grading.grade import read_notebook
+
+    nb = nbformat.read(SOURCE, as_version=4)
+    nb.cells[1].id = nb.cells[0].id  # a cell duplicated by editing the JSON, or an old tool
+    read, problem = read_notebook(json.dumps(nb).encode())
+    assert read is not None and not problem
+    assert len({cell.id for cell in read.cells}) == len(read.cells)  # mended
+    assert not [w for w in recwarn if "cell id" in str(w.message)]  # nothing printed over the progress bar
+
+
 def test_a_grader_failure_still_lists_the_chapters_exercises(tmp_path, monkeypatch):
     import varfunc.grading.batch as batch
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+import warnings
 from typing import Any
 
 from .core import STUB_MESSAGE
@@ -99,7 +100,9 @@ def read_notebook(data: bytes) -> tuple[Any, str]:
     except json.JSONDecodeError as error:
         return None, f"the file is not valid JSON (line {error.lineno}, column {error.colno}: {error.msg})"
     try:
-        nb = nbformat.reads(text, as_version=4)
+        with warnings.catch_warnings():  # a duplicate or missing cell id: nbformat mends it, and its
+            warnings.simplefilter("ignore")  # warning would land in the middle of the progress bar
+            nb = nbformat.reads(text, as_version=4)
         cells = nb["cells"]
         if not isinstance(cells, list):
             raise TypeError("cells is not a list")
