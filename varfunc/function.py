@@ -357,6 +357,7 @@ class InplaceFunction(Function):
     """A Function that can write its result into its first input (``inplace=True``)."""
 
     inplace: bool = False  # a subclass that forgets super().__init__() runs out of place
+    float_result: bool = False  # True where the result is a float whatever the input's dtype (exp)
 
     def __init__(self, inplace: bool = False) -> None:
         self.inplace = inplace
@@ -366,6 +367,12 @@ class InplaceFunction(Function):
         if not self.inplace:  # (here, not in _do_forward: one call less for every out-of-place op)
             return self._do_forward(*input)
         input[0]._check_inplace_target(type(self).__name__, input)
+        if self.float_result and input[0].dtype.kind != "f":  # (NumPy's own refusal names no op for bool)
+            raise DTypeError(
+                f"{type(self).__name__}: the in-place result cannot be stored in the Variable's "
+                f"{input[0].dtype} data (it is a float); use the out-of-place op, or convert the data "
+                "first (for example .double())"
+            )
         try:
             return self._do_forward(*input)
         except TypeError as error:

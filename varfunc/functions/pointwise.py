@@ -27,15 +27,11 @@ class _SavesInput(Function):
 class _SavesOutput(InplaceFunction):
     """A pointwise op whose backward needs only its output y, so it can also run in place."""
 
+    float_result = True
+
     def forward(self, a):
         xp = get_array_module(a)
         if self.inplace:
-            if a.dtype.kind != "f":  # (NumPy's own refusal for bool data names no op: the - in 1 + exp(-a))
-                raise DTypeError(
-                    f"{type(self).__name__}: the in-place result cannot be stored in the Variable's "
-                    f"{a.dtype} data (it is a float); use the out-of-place op, or convert the data "
-                    "first (for example .double())"
-                )
             self.mark_dirty(a)
             result = self.apply(xp, a, out=a)
         else:
