@@ -33,12 +33,13 @@ install: $(STAMP)
 
 # A venv without a working pip (`python3 -m venv` half done, e.g. without Debian's python3-venv) is
 # removed and made again; if that fails too, it is removed and make stops saying what to install.
+# $(PYTHON) is asked for only when the venv must be made: a working .venv is reused whatever it says.
 $(STAMP): pyproject.toml
-	@command -v $(PYTHON) >/dev/null || \
-	  { echo "error: $(PYTHON) not found; name another Python >= 3.10, e.g. make test PYTHON=python3.12" >&2; exit 1; }
-	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 10))' || \
-	  { echo "error: $(PYTHON) is older than Python 3.10; name another, e.g. make test PYTHON=python3.12" >&2; exit 1; }
 	@$(PY) -m pip --version >/dev/null 2>&1 || { \
+	  command -v $(PYTHON) >/dev/null || \
+	    { echo "error: $(PYTHON) not found; name another Python >= 3.10, e.g. make test PYTHON=python3.12" >&2; exit 1; }; \
+	  $(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 10))' || \
+	    { echo "error: $(PYTHON) is older than Python 3.10; name another, e.g. make test PYTHON=python3.12" >&2; exit 1; }; \
 	  test ! -e $(VENV) || test -f $(VENV)/pyvenv.cfg || \
 	    { echo "error: $(VENV) exists but is not a venv; remove it or pass VENV=another-folder" >&2; exit 1; }; \
 	  echo "$(PYTHON) -m venv $(VENV)"; rm -rf $(VENV); \

@@ -139,7 +139,9 @@ def test_grade_without_the_kernel_packages_says_what_is_missing_before_grading(
         importlib.util, "find_spec", lambda name, *a: None if name == "nbclient" else find_spec(name, *a)
     )
     assert main(["grade", str(unreadable), "--report", str(tmp_path / "r"), "--no-progress"]) == 2
-    assert "needs nbclient (the lab extra): run it in the kit's environment" in capsys.readouterr().err
+    assert (
+        "needs nbclient (the lab and test extras): run it in the kit's environment" in capsys.readouterr().err
+    )
     assert not (tmp_path / "r").exists()
 
 

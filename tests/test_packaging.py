@@ -187,6 +187,21 @@ def test_make_says_when_the_python_is_missing(tmp_path):
 
 
 @needs_make
+def test_a_working_venv_is_reused_whatever_python_says(tmp_path):
+    # a venv whose pip works (a stand-in that records what it is asked), with a stale stamp:
+    # make reinstalls into it without asking for PYTHON, which names no interpreter here
+    venv = tmp_path / "venv"
+    (venv / "bin").mkdir(parents=True)
+    log = tmp_path / "calls"
+    python = venv / "bin" / "python"
+    python.write_text(f'#!/bin/sh\necho "$@" >> "{log}"\n')
+    python.chmod(0o755)
+    run = _make("install", "PYTHON=python-not-here", f"VENV={venv}", timeout=60)
+    assert run.returncode == 0, run.stderr
+    assert "-m pip install -e .[test,lab]" in log.read_text()
+
+
+@needs_make
 def test_install_stamp_does_not_depend_on_the_order_of_extras(tmp_path):
     def stamp(extras):
         run = _make("-n", "install", f"EXTRAS={extras}", f"VENV={tmp_path}")

@@ -16,6 +16,8 @@ nbformat = pytest.importorskip("nbformat")
 pytest.importorskip("nbclient")
 pytest.importorskip("ipykernel")
 
+pytestmark = pytest.mark.slow  # every test here runs released chapters in Jupyter kernels
+
 from varfunc.grading import evaluate, lookup  # noqa: E402
 from varfunc.grading.__main__ import main  # noqa: E402
 from varfunc.grading.ch09 import _GRAD_DEVICE_ANSWERS  # noqa: E402

@@ -40,9 +40,9 @@ def _grade(args: argparse.Namespace) -> int:
     ]
     if missing:  # else every submission would get a grader error, and the command exit 0
         raise ValueError(
-            f"grade runs notebooks in Jupyter kernels and needs {', '.join(missing)} (the lab extra): "
-            "run it in the kit's environment, .venv/bin/python -m varfunc.grading grade ..., or "
-            "pip install -e '.[lab]'"
+            f"grade runs notebooks in Jupyter kernels and needs {', '.join(missing)} (the lab and test "
+            "extras): run it in the kit's environment, .venv/bin/python -m varfunc.grading grade ..., or "
+            "pip install -e '.[lab,test]'"
         )
 
     for path in map(Path, args.submissions):
