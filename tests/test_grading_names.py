@@ -68,3 +68,10 @@ def test_a_file_named_after_its_student_or_a_chapter_alone_keeps_its_name(tmp_pa
     assert _students(tmp_path, "class/alice.ipynb", "class/bob.ipynb") == ["alice", "bob"]
     chapters = [f"alice/{CHAPTER}", "alice/07_writing_your_own_function.ipynb"]
     assert _students(tmp_path, *chapters) == ["alice", "alice"]
+
+
+def test_a_loose_chapter_file_in_a_class_folder_leaves_the_other_students_their_names(tmp_path):
+    """One unrenamed chapter file in the class folder moved the root up: every loose file's student
+    became the class folder ("sub2" for eve, smithalice and the unrenamed file alike)."""
+    paths = [CHAPTER, f"Dan Smith_1_assignsubmission_file_/{CHAPTER}", CANVAS, "eve.ipynb"]
+    assert _students(tmp_path / "sub2", *paths) == [Path(CHAPTER).stem, "Dan Smith", "smithalice", "eve"]

@@ -48,7 +48,7 @@ def report_bases(
     bases = {}
     for path in paths:
         relative = Path(path).resolve().relative_to(root)
-        bases[Path(path)] = (report_dir / relative.with_suffix(""), student_of(relative, root))
+        bases[Path(path)] = (report_dir / relative.with_suffix(""), student_of(relative))
     return bases
 
 

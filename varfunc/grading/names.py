@@ -9,9 +9,10 @@ The rules, for the submissions' paths below their common folder (the root):
 - a file right in the root named as Canvas's bulk download names it
   (``smithalice_123456_7891011_03_functions_and_the_forward_graph.ipynb``, with ``_late_`` or
   ``_LATE_`` after the name when it came late) is the student before the numbers (``smithalice``);
-- a chapter's file right in the root (``03_x.ipynb``: one student's chapters, ``grade alice/*.ipynb``)
-  is the root folder's student (``alice``);
-- any other file right in the root is its own name (``alice.ipynb`` -> ``alice``).
+- when every file is a chapter's file in one folder (``grade alice/*.ipynb``: one student's
+  chapters), the root is the folder above it (roots.py), so the student is that folder (``alice``);
+- any other file right in the root is its own name (``alice.ipynb`` -> ``alice``; an unrenamed
+  ``03_x.ipynb`` among a class's submissions -> ``03_x``: no name of a student is known for it).
 """
 
 from __future__ import annotations
@@ -45,14 +46,12 @@ def in_own_folder(relative: Path) -> bool:
     )
 
 
-def student_of(relative: Path, root: Path) -> str:
-    """The student of a submission at relative below root (the rules are in this module's docstring)."""
+def student_of(relative: Path) -> str:
+    """The student of a submission at relative below the root (the rules are in this module's docstring)."""
     folders = relative.parts[:-1]
     if folders:
         return "/".join(folder_student(folder) for folder in folders)
     canvas = CANVAS_FILE.match(relative.name)
     if canvas:
         return canvas["student"]
-    if in_own_folder(relative):  # one student's chapters, graded in their folder
-        return folder_student(root.name)
     return relative.stem

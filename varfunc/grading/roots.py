@@ -1,8 +1,9 @@
 """The submissions' root of a report folder: the folder that report paths and student names are read below.
 
-A run's own root is the common folder of its files, or the folder above it when a chapter's file
-sits right in it (``grade submissions/alice/*.ipynb``: the root is ``submissions``, so the student is
-``alice`` and the report ``grades/alice/03_x.json``, as when the whole class is graded). The report
+A run's own root is the common folder of its files, or the folder above it when every file is a
+chapter's file right in it (``grade submissions/alice/*.ipynb``: the root is ``submissions``, so the
+student is ``alice`` and the report ``grades/alice/03_x.json``, as when the whole class is graded;
+one unrenamed chapter file among a class's submissions leaves the root where it is). The report
 folder remembers its root (``ROOT_FILE``); a run's root is the common folder of the remembered one
 and its own, so a submission's report path and student do not depend on which other files a run
 includes. When the root widens, the reports already there move to their paths below the new root
@@ -27,7 +28,7 @@ def run_root(paths: list[Path]) -> Path:
     if not resolved:
         return Path()
     root = Path(os.path.commonpath([p.parent for p in resolved]))
-    if any(in_own_folder(p.relative_to(root)) for p in resolved):
+    if all(in_own_folder(p.relative_to(root)) for p in resolved):
         return root.parent
     return root
 
@@ -64,7 +65,7 @@ def move_reports(report_dir: Path, old: Path, new: Path) -> None:
         if report is None:
             continue
         relative = prefix / path.relative_to(report_dir).with_suffix("")
-        report["student"] = student_of(relative, new)
+        report["student"] = student_of(relative)
         write_reports(report, report_dir / relative)
         for suffix in (".json", ".md", ".html"):
             path.with_suffix(suffix).unlink(missing_ok=True)
