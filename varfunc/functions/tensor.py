@@ -16,6 +16,10 @@ from ..errors import DTypeError, ShapeError
 from ..function import Function
 from .utils import check_dim, int_sizes, normalize_dims, sum_to_shape
 
+# A list or array key with more entries than this is shown by its ends and its size (in the node's
+# repr, the graph's labels and the errors): x[list(range(10**6))] would print the whole list.
+_KEY_ENTRIES_SHOWN = 10
+
 
 def _unwrap_key(key: Any) -> Any:
     """An index key with any Variables in it replaced by their arrays, and arrays and lists copied.
@@ -29,8 +33,43 @@ def _unwrap_key(key: Any) -> Any:
     if hasattr(key, "shape") and hasattr(key, "copy"):
         return key.copy()
     if isinstance(key, list):
-        return copy.deepcopy(key)
+        return _copy_list_key(key)
     return key
+
+
+def _copy_list_key(key: list) -> Any:
+    """A list key, copied: a long list of integers or booleans as the array NumPy would make of it.
+
+    NumPy turns a list key into an array on every use, and a deep copy of a million ints costs more
+    than the indexing itself, so a long list is turned into its array once (a copy of its own).
+    A short list stays a list, shown as written; one NumPy cannot read (floats, slices, rows of
+    different lengths) is deep-copied for NumPy to refuse with its own message.
+    """
+    try:
+        array = np.asarray(key)
+    except (TypeError, ValueError):  # rows of different lengths, a Variable that requires grad
+        return copy.deepcopy(key)
+    if array.dtype.kind in "biu" and array.size > _KEY_ENTRIES_SHOWN:
+        return array
+    return copy.deepcopy(key)
+
+
+def _key_text(key: Any) -> str:
+    """repr(key), but each list or array of more than _KEY_ENTRIES_SHOWN entries shortened to its
+    first and last three entries and its size: [0, 1, 2, ..., 97, 98, 99] (list of 100)."""
+    if type(key) is tuple:  # x[a, b]: each part on its own
+        inner = ", ".join(map(_key_text, key))
+        return f"({inner},)" if len(key) == 1 else f"({inner})"
+    if type(key) is list:
+        if len(key) <= _KEY_ENTRIES_SHOWN:
+            return f"[{', '.join(map(_key_text, key))}]"
+        ends = [*map(_key_text, key[:3]), "...", *map(_key_text, key[-3:])]
+        return f"[{', '.join(ends)}] (list of {len(key)})"
+    if is_array(key) and key.size > _KEY_ENTRIES_SHOWN:
+        flat = key.reshape(-1)
+        ends = [*map(repr, flat[:3].tolist()), "...", *map(repr, flat[-3:].tolist())]
+        return f"array([{', '.join(ends)}], shape={key.shape})"
+    return repr(key)
 
 
 def _is_basic(key: Any) -> bool:
@@ -50,7 +89,9 @@ class Index(Function):
                 _in_range(self.key, a.shape)
             return a[self.key]
         except (IndexError, ValueError) as error:  # ValueError: a slice step of 0
-            raise ShapeError(f"Variable[{self.key!r}]: {error} (the Variable has shape {a.shape})") from None
+            raise ShapeError(
+                f"Variable[{_key_text(self.key)}]: {error} (the Variable has shape {a.shape})"
+            ) from None
 
     def backward(self, grad_output):
         shape = self.input_shapes[0]
@@ -63,7 +104,7 @@ class Index(Function):
         return grad
 
     def extra_repr(self) -> str:
-        return repr(self.key)
+        return _key_text(self.key)
 
 
 def _in_range(key: Any, shape: tuple) -> None:

@@ -7,6 +7,7 @@ containers are Modules whose children are the layers, as in torch.nn.
 
 from __future__ import annotations
 
+import itertools
 from collections import OrderedDict
 from collections.abc import Iterable, Iterator
 from typing import Any
@@ -18,20 +19,24 @@ from .module import Module
 
 
 class _ModuleSequence(Module):
-    """What Sequential and ModuleList share: Modules named "0", "1", ... in order."""
+    """What Sequential and ModuleList share: Modules in order, usually named "0", "1", ..."""
 
-    def _at(self, index: Any) -> Module:
-        """The Module at a position (model[-1] too), or a clear error."""
-        modules = list(self._modules.values())
+    def _name_at(self, index: Any) -> str:
+        """The name of the Module at a position (model[-1] too), or a clear error."""
         if isinstance(index, bool) or not isinstance(index, (int, np.integer)):
             raise TypeError(
                 f"{type(self).__name__}: index it with an int or a slice (model[0], model[:2]), got {index!r}"
             )
-        if not -len(modules) <= index < len(modules):
-            raise IndexError(
-                f"{type(self).__name__}: index {index} is out of range for {len(modules)} modules"
-            )
-        return modules[index]
+        count = len(self._modules)
+        if not -count <= index < count:
+            raise IndexError(f"{type(self).__name__}: index {index} is out of range for {count} modules")
+        # Walk the names up to the position (as torch's Sequential does), not a list of all of them:
+        # a model's names need not be "0", "1", ... (an OrderedDict, a slice, add_module by hand).
+        return next(itertools.islice(self._modules, int(index) % count, None))
+
+    def _at(self, index: Any) -> Module:
+        """The Module at a position (model[-1] too), or a clear error."""
+        return self._modules[self._name_at(index)]
 
     def __len__(self) -> int:
         return len(self._modules)
@@ -97,8 +102,7 @@ class ModuleList(_ModuleSequence):
         return self._at(index)
 
     def __setitem__(self, index: int, module: Module) -> None:
-        self._at(index)  # the same errors as reading it
-        self.add_module(str(index % len(self)), module)
+        self.add_module(self._name_at(index), module)  # the same errors as reading it
 
     def extend(self, modules: Iterable[Module]) -> ModuleList:
         """Add these modules at the end, in order."""
