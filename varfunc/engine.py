@@ -140,11 +140,12 @@ class ExecutionEngine:
                     not_ready[prev_fn] = buffer
                 if recorder is not None:
                     recorder.record("sent_gradient", fn, to=prev_fn, output_nr=output_nr, grad=d)
-                    recorder.record(
+                    recorder.record(  # the slot that changed, not all k: k sends would copy k^2 arrays
                         "became_ready" if is_ready else "buffered",
                         prev_fn,
-                        buffer=tuple(buffer),
-                        remaining=list(dependencies[prev_fn]),
+                        output_nr=output_nr,
+                        grad_so_far=buffer[output_nr],
+                        remaining=dependencies[prev_fn][output_nr],
                     )
 
 

@@ -4,16 +4,17 @@
 while recording the engine and returns a Recording (text log, one frame per event, ``.stepper()``,
 GIF/SVG/PNG export), ``compare_orders(...)`` replays one graph under four orderings. Reads the graph,
 never changes it; needs only NumPy to import (Graphviz, ipywidgets and Pillow are used when present).
-Graphs of more than ``MAX_NODES`` nodes are not drawn, nor frames made past ``MAX_FRAME_NODES``,
-unless ``max_nodes=`` says otherwise (``GraphTooLarge``).
+Graphs of more than ``MAX_NODES`` nodes are not drawn, nor frames made past ``MAX_FRAME_NODES``, nor
+GIFs past ``export.MAX_GIF_NODES``, unless ``max_nodes=`` says otherwise (``GraphTooLarge``).
 """
 
 from .dot import COLORS, DotOptions, build_dot
 from .drawing import draw
+from .export import Frame
 from .graph import MAX_NODES, GraphView
 from .orders import ORDERINGS, compare_orders, naive_recursive_backward, replay_order
 from .render import GraphTooLarge, Picture, RendererUnavailable, available_renderers, render
-from .replay import MAX_FRAME_NODES, Frame, Recording, trace
+from .replay import MAX_FRAME_NODES, Recording, trace
 
 __all__ = [
     "COLORS",

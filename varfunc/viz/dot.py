@@ -116,6 +116,7 @@ class _Builder:
         self.overlay = overlay or Overlay()
         self.nodes: list[str] = []
         self.edges: list[str] = []
+        self._output_lines: dict | None = None  # Function -> [(output_nr, lines)], made on first use
 
     # --- labels ---------------------------------------------------------------------------------
 
@@ -134,12 +135,15 @@ class _Builder:
     def output_lines(self, fn: Any) -> list:
         """A replay's lines for fn's outputs (their buffers), which modern style draws no ellipse for
         (but for a root): on fn's own box, as torchviz shows only the grad_fn nodes."""
-        roots = self.view.root_slots()
+        if self._output_lines is None:  # grouped once: a scan of all lines per Function is quadratic
+            self._output_lines = {}
+            for (owner, j), extra in self.overlay.variable_lines.items():
+                if not self.view.is_root((owner, j)):
+                    self._output_lines.setdefault(owner, []).append((j, extra))
         several = len(fn.output_ids or ()) > 1
         return [
             f"output {j}: {line}" if several else line
-            for (owner, j), extra in self.overlay.variable_lines.items()
-            if owner is fn and (owner, j) not in roots
+            for j, extra in self._output_lines.get(fn, ())
             for line in extra
         ]
 
@@ -206,14 +210,13 @@ class _Builder:
 
     def build_v01(self) -> None:
         view = self.view
-        roots = view.root_slots()
         for fn in view.functions:
             k = view.index[fn]
             self.nodes.append(_node(f"f{k}", self.function_label(fn), self.function_fill(fn)))
-            used = sorted({e.output_nr for e in view.consumers(fn)} | {j for f, j in roots if f is fn})
+            used = sorted({e.output_nr for e in view.consumers(fn)} | set(view.root_outputs(fn)))
             for j in used:
                 slot = (fn, j)
-                fill, attrs = self.variable_fill(slot, slot in roots)
+                fill, attrs = self.variable_fill(slot, view.is_root(slot))
                 self.nodes.append(
                     _node(variable_id(view, fn, j), self.variable_label(slot), fill, shape="ellipse", **attrs)
                 )
@@ -226,11 +229,11 @@ class _Builder:
     def build_modern(self) -> None:
         view = self.view
         functions = view.modern_functions()
-        roots = view.root_slots()
+        drawn = set(functions)
         for fn in functions:
             k = view.index[fn]
             if view.is_leaf(fn):
-                fill, attrs = self.variable_fill((fn, 0), (fn, 0) in roots)
+                fill, attrs = self.variable_fill((fn, 0), view.is_root((fn, 0)))
                 self.nodes.append(_node(f"v{k}", self.variable_label((fn, 0)), fill, **attrs))
                 self.edge(f"v{k}", f"f{k}")
             self.nodes.append(_node(f"f{k}", self.function_label(fn), self.function_fill(fn)))
@@ -238,17 +241,21 @@ class _Builder:
             for e in view.inputs[fn]:
                 if e.needed:
                     self.edge(f"f{view.index[e.source]}", f"f{k}", True, self.is_highlighted(e))
-            for slot in roots:
-                if slot[0] is fn and not view.is_leaf(fn):
-                    vid = variable_id(view, fn, slot[1])
-                    self.nodes.append(_node(vid, self.variable_label(slot), COLORS["output"]))
-                    variable = view.known_variable(slot)
-                    if variable is None or variable.requires_grad:  # indices have no grad_fn in PyTorch
-                        self.edge(f"f{k}", vid)
-        for slot in roots:  # an output that requires no grad has no grad_fn: torchviz draws it alone
-            if slot[0] not in functions:
+            if not view.is_leaf(fn):
+                self.modern_roots(fn)
+        for slot in view.root_slots():  # an output that requires no grad has no grad_fn: drawn alone
+            if slot[0] not in drawn:
                 vid = variable_id(view, *slot)
                 self.nodes.append(_node(vid, self.variable_label(slot), COLORS["output"]))
+
+    def modern_roots(self, fn: Any) -> None:
+        """The root Variables fn made: output ellipses below its box."""
+        for j in self.view.root_outputs(fn):
+            slot, vid = (fn, j), variable_id(self.view, fn, j)
+            self.nodes.append(_node(vid, self.variable_label(slot), COLORS["output"]))
+            variable = self.view.known_variable(slot)
+            if variable is None or variable.requires_grad:  # indices have no grad_fn in PyTorch
+                self.edge(f"f{self.view.index[fn]}", vid)
 
     def legend(self) -> str:
         items = list(LEGEND) if self.o.legend else []

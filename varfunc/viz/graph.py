@@ -114,6 +114,25 @@ class GraphView:
             slot = self.slot_of(variable)
             if slot is not None and slot not in self.variable_names:
                 self.variable_names[slot] = name
+        self._find_roots_and_known()
+
+    def _find_roots_and_known(self) -> None:
+        """Root slots and known Variables, found once, as they are now (as the walk is): a label asks
+        about its node, and a scan of the roots per node would cost nodes x roots."""
+        self._root_slots: list = []  # in the order given, once each
+        self._root_set: set = set()  # the same, for `in`
+        self._root_outputs: dict = {}  # Function -> [output index of each root it made]
+        self._known: dict = {}  # slot -> the first of params' values, then roots, that is there
+        for variable in list(self.params.values()) + self.roots:
+            slot = self.slot_of(variable)
+            if slot is not None:
+                self._known.setdefault(slot, variable)
+        for root in self.roots:
+            slot = self.slot_of(root)
+            if slot is not None and slot not in self._root_set:
+                self._root_slots.append(slot)
+                self._root_set.add(slot)
+                self._root_outputs.setdefault(slot[0], []).append(slot[1])
 
     # --- the walk -------------------------------------------------------------------------------
 
@@ -153,13 +172,10 @@ class GraphView:
 
     def known_variable(self, slot: tuple) -> Any:
         """The Variable object for a slot when the graph can reach it (leaf, root, params), else None."""
-        fn, output_nr = slot
+        fn = slot[0]
         if self.is_leaf(fn):
             return fn.variable
-        for variable in list(self.params.values()) + self.roots:
-            if self.slot_of(variable) == slot:
-                return variable
-        return None
+        return self._known.get(slot)
 
     def overwritten(self, slot: tuple) -> bool:
         """True for a Leaf whose Variable was changed in place since: its data is no longer the Leaf's."""
@@ -169,12 +185,15 @@ class GraphView:
 
     def root_slots(self) -> list:
         """(Function, output index) of each root Variable, once each, in the order given."""
-        slots = []
-        for root in self.roots:
-            slot = self.slot_of(root)
-            if slot is not None and slot not in slots:
-                slots.append(slot)
-        return slots
+        return list(self._root_slots)
+
+    def is_root(self, slot: tuple) -> bool:
+        """Whether slot holds one of the root Variables."""
+        return slot in self._root_set
+
+    def root_outputs(self, fn: Any) -> list:
+        """The output indices of fn that hold a root Variable, in the order given."""
+        return list(self._root_outputs.get(fn, ()))
 
     def consumers(self, fn: Any) -> list:
         """Edges that read an output of fn, in graph order."""
@@ -224,7 +243,7 @@ class GraphView:
         named = self.variable_names.get(slot)
         if named is not None:
             return named
-        return "output" if slot in self.root_slots() else "Variable"
+        return "output" if self.is_root(slot) else "Variable"
 
     def variable_shape(self, slot: tuple) -> tuple | None:
         """The shape of the Variable at slot: its own, or as a consumer saw it; None if unknown."""

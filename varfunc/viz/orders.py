@@ -3,7 +3,7 @@
 - ``stack``: v0.1.3's ExecutionEngine: dependency counts, not-ready buffers, a ready *stack*.
 - ``fifo``: v0.1.4's engine: the same counts, a FIFO *queue*.
 - ``generation``: DeZero: a list of pending Functions re-sorted by generation after every insertion,
-  the highest generation popped (ties: the one inserted last).
+  the highest generation popped (ties: the one inserted last); here a heap, which pops the same.
 - ``topo``: micrograd: a depth-first topological sort (micrograd recurses; this walks the same order
   with a stack, see ``graph.post_order``), then every node in reverse.
 
@@ -19,6 +19,7 @@ counted twice.
 
 from __future__ import annotations
 
+import heapq
 import sys
 from collections import deque
 from typing import Any
@@ -144,14 +145,16 @@ def _generation(replay: _Replay) -> None:
     for fn in replay.view.functions:  # post-order: inputs first
         inputs = [generation[e.source] for e in replay.view.inputs[fn]]
         generation[fn] = 1 + max(inputs) if inputs else 0
-    pending, seen = [replay.root], {replay.root}
+    # DeZero sorts its list after every insertion and pops the end: the highest generation, and of
+    # those the last inserted. A heap gives the same order without the sort: each entry is
+    # (-generation, -insertion number, Function), so the smallest entry is the one DeZero pops.
+    pending, seen = [(-generation[replay.root], 0, replay.root)], {replay.root}
     while pending:
-        fn = pending.pop()
+        fn = heapq.heappop(pending)[2]
         for e in replay.run(fn):
             if e.source not in seen:
                 seen.add(e.source)
-                pending.append(e.source)
-                pending.sort(key=generation.__getitem__)  # stable: ties keep insertion order
+                heapq.heappush(pending, (-generation[e.source], -len(seen), e.source))  # len: its number
 
 
 def _topo(replay: _Replay) -> None:

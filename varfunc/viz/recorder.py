@@ -13,6 +13,9 @@ import contextlib
 from collections.abc import Callable, Iterator
 from typing import Any
 
+import numpy as np
+
+from ..backend import to_device
 from ..engine import EventLog
 
 
@@ -75,3 +78,16 @@ def grads_after(events: list) -> dict:
         if variable is not None and variable._grad is not None:  # _grad: the getter would store zeros
             grads[event.function] = variable._grad.copy()
     return grads
+
+
+def same(a: Any, b: Any) -> bool:
+    """Whether two gradients hold the same values (on any device): did a hook change it?"""
+    return np.array_equal(to_device(a, "cpu"), to_device(b, "cpu"))
+
+
+def same_grads(a: Any, b: Any) -> bool:
+    """Whether two tuples of gradients (None where there is none) hold the same values."""
+    a, b = tuple(a), tuple(b)
+    return len(a) == len(b) and all(
+        x is y or (x is not None and y is not None and same(x, y)) for x, y in zip(a, b)
+    )

@@ -10,7 +10,7 @@ dependency counts in the boxes, gradients on the Variables, the ready stack besi
 log line on top. On a Variable, ``buffer`` is the gradient summed so far for it, ``grad_output`` what
 its creator's backward was handed (after the hooks, when one changed it) and, on a leaf once it
 accumulated, ``.grad`` the leaf's gradient after this backward. Hooks that ran have a log line each
-(see recorder.py).
+(see recorder.py). Frames are written out by export.py.
 """
 
 from __future__ import annotations
@@ -23,52 +23,26 @@ from typing import Any
 
 import numpy as np
 
-from ..backend import to_device
 from ..engine import EventLog, ExecutionEngine
 from ..variable import Variable
 from .dot import COLORS, DotOptions, Overlay, build_dot
-from .export import save_frames, save_gif
+from .export import MAX_GIF_NODES, Frame, check_gif_size, save_frames, save_gif
 from .fmt import array_text
 from .graph import GraphView, too_large
 from .orders import checked_seed
-from .recorder import grads_after, hooks_recorded
-from .render import GraphTooLarge, Picture
+from .recorder import grads_after, hooks_recorded, same, same_grads
+from .render import GraphTooLarge
 
 # Frames are refused for graphs of more nodes than this unless max_nodes says otherwise: one frame
 # per event (about 4 per node), each a picture of the whole graph, so the cost grows as the square
 # (a 500-node chain: 2,007 frames, 17 s of DOT text before any rendering).
 MAX_FRAME_NODES = 100
 READY_SHOWN = 8  # names listed from the ready stack in a log line or a frame
-
-
-class Frame(Picture):
-    """The graph at one engine event: ``.step``, ``.line`` (its log line), ``.event``, ``.function``."""
-
-    def __init__(self, source: str, step: int, line: str, event: Any) -> None:
-        super().__init__(source, line)
-        self.step = step
-        self.line = line
-        self.event = event
-        self.function = event.function
-
-    def __repr__(self) -> str:
-        return f"<Frame {self.line}>"
+WIDE = 8  # a Function with more outputs than this gets a short buffer line: the changed slot only
 
 
 def _join(grads: Any) -> str:
     return ", ".join(array_text(g) for g in grads) if grads else "-"
-
-
-def _same(a: Any, b: Any) -> bool:
-    return np.array_equal(to_device(a, "cpu"), to_device(b, "cpu"))
-
-
-def _same_grads(a: Any, b: Any) -> bool:
-    """Whether two tuples of gradients (None where there is none) hold the same values."""
-    a, b = tuple(a), tuple(b)
-    return len(a) == len(b) and all(
-        x is y or (x is not None and y is not None and _same(x, y)) for x, y in zip(a, b)
-    )
 
 
 @dataclass
@@ -78,17 +52,17 @@ class _State:
     current: Any = None  # the Function the event concerns (gold)
     edge: tuple | None = None  # (source, target, input_nr) the last gradient was sent along (red)
     deps: dict = field(default_factory=dict)
+    open_slots: dict = field(default_factory=dict)  # Function -> how many of its counts are not 0 yet
+    buffers: dict = field(default_factory=dict)  # Function -> its not-ready buffer, rebuilt slot by slot
     labels: dict = field(default_factory=dict)  # (Function, slot) -> "buffer [1, 1]" or "grad_output ..."
     grads_after: dict = field(default_factory=dict)  # (Leaf, 0) -> ".grad = [3, 3]" once it accumulated
-    filled: set = field(default_factory=set)  # (Function, slot) that already hold a gradient
     waiting: set = field(default_factory=set)  # Functions whose buffer is not full yet
     ready: deque = field(default_factory=deque)  # the ready stack, rebuilt as the engine pushed and popped
     ready_fns: set = field(default_factory=set)  # the Functions on it, for colouring
     done: set = field(default_factory=set)
-    sends_left: list = field(default_factory=list)  # needed edges of the running Function, in order
+    sends_left: deque = field(default_factory=deque)  # needed edges of the running Function, in order
     received: list = field(default_factory=list)  # its grad_output, as its hooks left it
     backward_gave: tuple | None = None  # what backward returned, when a Function hook replaced it
-    slot: int = 0  # the output slot the last gradient was sent to
     next_event: Any = None  # the event after this backward's dependencies: the root's pop, with the seed
 
 
@@ -172,9 +146,17 @@ class Recording:
                 "view's graph; make the GraphView from the loss that backward ran from"
             )
         s.deps = {f: list(c) for f, c in d["counts"].items()}
+        s.open_slots = {f: len(c) - c.count(0) for f, c in s.deps.items()}
         self._seed_is_ready(s)
+        return "dependencies: " + ", ".join(self._counts_text(s))
+
+    def _counts_text(self, s: _State, shown: int | None = None) -> list:
+        """``Sum#5 [0]`` for each Function the engine counted, output first; past shown, how many more."""
         listed = [f for f in reversed(self.view.functions) if f in s.deps]
-        return "dependencies: " + ", ".join(f"{self.name(f)} {s.deps[f]}" for f in listed)
+        texts = [f"{self.name(f)} {s.deps[f]}" for f in listed[:shown]]
+        if len(texts) < len(listed):
+            texts.append(f"(+{len(listed) - len(texts)} more)")
+        return texts
 
     def _seed_is_ready(self, s: _State) -> None:
         """Before the first pop the engine's ready deque holds the root with the seed (the pop shows it)."""
@@ -207,13 +189,13 @@ class Recording:
             line = f"{where} saw grad_input {grad_input} and grad_output {grad_output}"
             if d["replacement"] is None:
                 return line
-            if _same_grads(d["replacement"], d["grad_input"]):  # handed back as they were
+            if same_grads(d["replacement"], d["grad_input"]):  # handed back as they were
                 return f"{line}; it returned them unchanged"
             if s.backward_gave is None:  # the first hook to replace it saw what backward returned
                 s.backward_gave = d["grad_input"]
             return f"{line}; it returned {_join(d['replacement'])} in its place"
         j, before, after = d["output_nr"], d["grad"], d["grad_after"]
-        if _same(before, after):
+        if same(before, after):
             return f"{where} output {j}: {array_text(before)} (unchanged)"
         s.received[j] = after
         s.labels[(fn, j)] = f"grad_output {array_text(after)} (hooked)"
@@ -221,7 +203,7 @@ class Recording:
 
     def _on_called_backward(self, s: _State, fn: Any, d: dict) -> str:
         s.done.add(fn)
-        s.sends_left = [e for e in self.view.inputs.get(fn, []) if e.needed]
+        s.sends_left = deque(e for e in self.view.inputs.get(fn, []) if e.needed)
         gave, s.backward_gave = s.backward_gave, None
         line = f"{self.name(fn)}.backward({_join(s.received)}) -> "
         if gave is None:
@@ -230,7 +212,7 @@ class Recording:
 
     def _on_accumulated(self, s: _State, fn: Any, d: dict) -> str:
         s.done.add(fn)
-        s.sends_left = []
+        s.sends_left = deque()
         if fn in self.grads_after:
             s.grads_after[(fn, 0)] = f".grad = {array_text(self.grads_after[fn])}"
         if not fn.requires_grad:  # frozen after forward: the Leaf keeps nothing
@@ -240,9 +222,8 @@ class Recording:
         return f"{self.name(fn)}: .grad += {_join(s.received)}"
 
     def _on_sent_gradient(self, s: _State, fn: Any, d: dict) -> str:
-        edge = s.sends_left.pop(0) if s.sends_left else None
+        edge = s.sends_left.popleft() if s.sends_left else None
         s.edge = (edge.source, edge.target, edge.input_nr) if edge is not None else None
-        s.slot = d["output_nr"]
         target = self.name(d["to"])
         if len(d["to"].output_ids or ()) > 1:
             target += f" output {d['output_nr']}"
@@ -255,21 +236,30 @@ class Recording:
         return self._buffer(s, fn, d, ready=True)
 
     def _buffer(self, s: _State, fn: Any, d: dict, ready: bool) -> str:
-        s.deps[fn] = list(d["remaining"])
-        summed = (fn, s.slot) in s.filled  # a gradient was there already: the new one was added
-        s.filled.add((fn, s.slot))
-        s.labels[(fn, s.slot)] = f"buffer {array_text(d['buffer'][s.slot])}"
+        """The engine put a gradient in one slot of fn's buffer: the event names that slot only."""
+        slot, counts = d["output_nr"], s.deps[fn]
+        if counts[slot] and not d["remaining"]:
+            s.open_slots[fn] -= 1
+        counts[slot] = d["remaining"]
+        buffer = s.buffers.setdefault(fn, [None] * len(counts))
+        summed = buffer[slot] is not None  # a gradient was there already: the new one was added
+        buffer[slot] = d["grad_so_far"]
+        s.labels[(fn, slot)] = f"buffer {array_text(buffer[slot])}"
         if ready:
             s.ready.append(fn)
             s.ready_fns.add(fn)
             s.waiting.discard(fn)
         else:
             s.waiting.add(fn)
-        return (
-            f"{self.name(fn)}: {'summed into' if summed else 'stored in'} buffer slot {s.slot}, "
-            f"buffer ({_join(d['buffer'])}), deps {s.deps[fn]} -> {'ready' if ready else 'waits'}; "
-            f"{self._ready_text(s)}"
-        )
+        line = f"{self.name(fn)}: {'summed into' if summed else 'stored in'} buffer slot {slot}, "
+        if len(counts) > WIDE:  # all k slots on every line would make the log grow as k^2
+            line += (
+                f"now {array_text(buffer[slot])}, deps {counts[slot]} left for this slot, "
+                f"{s.open_slots[fn]} of {len(counts)} outputs still wait"
+            )
+        else:
+            line += f"buffer ({_join(buffer)}), deps {counts}"
+        return f"{line} -> {'ready' if ready else 'waits'}; {self._ready_text(s)}"
 
     def __str__(self) -> str:
         return "\n".join(self.lines)
@@ -307,6 +297,10 @@ class Recording:
 
     def _frame_dot(self, step: int, state: _State) -> str:
         overlay = Overlay(caption=self.lines[step])
+        if self.events[step].kind == "dependencies":  # one count per Function: a caption as wide as a wall
+            overlay.caption = f"{self.events[step].step:3d} dependencies: " + ", ".join(
+                self._counts_text(state, READY_SHOWN)
+            )
         overlay.ready_title = f"ready {'stack' if self.order == 'stack' else 'queue'} (next first)"
         overlay.ready_lines = self._ready_names(state)
         for fn in self.view.functions:
@@ -359,9 +353,20 @@ class Recording:
         return save_frames(self.frames, directory, format, prefix)  # GraphTooLarge before any write
 
     def save_gif(
-        self, path: str, duration: int = 900, last_duration: int = 2500, scale: float = 1.0, colors: int = 64
+        self,
+        path: str,
+        duration: int = 900,
+        last_duration: int = 2500,
+        scale: float = 1.0,
+        colors: int = 64,
+        max_nodes: int | None = MAX_GIF_NODES,
     ) -> str:
-        """An animated GIF of the frames (needs Pillow and a PNG renderer: ``dot`` or pygraphviz)."""
+        """An animated GIF of the frames (needs Pillow and a PNG renderer: ``dot`` or pygraphviz).
+
+        Refused (GraphTooLarge) for a graph of more than max_nodes nodes (30 by default; None: no
+        limit) or a trace of more than 250 frames: a frame of it would be too small to read.
+        """
+        check_gif_size(len(self.view.functions), len(self.events), max_nodes)
         return save_gif(self.frames, path, duration, last_duration, scale, colors)
 
 
