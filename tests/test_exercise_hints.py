@@ -4,11 +4,13 @@ that gives the answer away), and case texts that say what was set up."""
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 from exercises import ch03, ch05, ch08
 from test_exercises import CASES, solution_source, states, verdict_for, wrong_answers
 
 from varfunc.grading import ch04 as ch04_checks
+from varfunc.grading import ch08 as ch08_checks
 from varfunc.grading import evaluate
 from varfunc.grading.core import RAISED
 
@@ -249,3 +251,102 @@ def test_a_momentum_rule_with_a_common_mistake_is_told_which(label, hint):
 def test_a_sigmoid_gradient_with_a_common_mistake_is_told_which(label, hint):
     result = verdict("ch05.sigmoid", wrong("ch05.sigmoid", label))
     assert result.case.startswith("gradcheck on shape") and result.hint.startswith(hint), str(result)
+
+
+def test_a_backward_that_returns_variables_is_not_told_to_sum_where_nothing_was_broadcast():
+    result = verdict("ch03.mul", ch03.MUL_READS_THE_NOTEBOOKS_VARIABLES)
+    assert result.case == "Mul with a of shape (3,) and b of shape (3,): backward", str(result)
+    assert "sum_to_shape" not in result.hint and "self.saved_tensors" in result.hint, str(result)
+
+
+@pytest.mark.parametrize(
+    "exercise_id, source", [("ch03.mul", ch03.MUL_FLOAT32), ("ch03.div", ch03.DIV_FLOAT32)]
+)
+def test_a_forward_that_casts_to_float32_is_told_to_keep_the_dtype(exercise_id, source):
+    result = verdict(exercise_id, source)
+    assert result.case.endswith("dtype of forward's result for float64 inputs"), str(result)
+    assert result.got == "float32" and "float32" in result.hint, str(result)
+
+
+def test_a_slot_replaced_by_each_gradient_is_told_to_add_not_to_copy():
+    result = verdict(
+        "ch04.add_grad", wrong("ch04.add_grad", "puts each gradient in the slot, in place of the one there")
+    )
+    assert "added to what it holds, not put in its place" in result.hint and "copy" not in result.hint, str(
+        result
+    )
+
+
+@pytest.mark.parametrize(
+    "label",
+    [
+        label
+        for label, _ in wrong_answers("ch05.sigmoid")
+        if label.startswith(("forward clips", "forward cuts"))
+    ],
+)
+def test_a_sigmoid_clipped_or_cut_off_fails_far_from_zero(label):
+    result = verdict("ch05.sigmoid", wrong("ch05.sigmoid", label))
+    assert result.case.startswith("forward of [-30, -8, 8, 30], worst at a = "), str(result)
+    assert "no clipping or cut-off" in result.hint, str(result)
+
+
+@pytest.mark.parametrize(
+    "label, case, hint",
+    [
+        ("logs max |g| as an int", "log for the gradient [0.3, -1.75, 0.5]", "a whole number"),
+        ("logs max |g| rounded", "log for the gradient [0.3, -1.75, 0.5]", "a whole number"),
+        ("clips to the limit made an int", "e.grad for a hook on leaf e", "not to [-1.25, 1.25]"),
+    ],
+)
+def test_a_clip_hook_that_rounds_is_told_so_not_to_work_on_whole_arrays(label, case, hint):
+    result = verdict("ch06.clip_hook", wrong("ch06.clip_hook", label))
+    assert result.case.startswith(case) and hint in result.hint, str(result)
+    assert "whole arrays" not in result.hint, str(result)
+
+
+@pytest.mark.parametrize(
+    "label, hint",
+    [
+        ("lo and hi made ints in __init__", "made whole numbers"),
+        ("lo and hi rounded in __init__", "made whole numbers"),
+        ("lo and hi kept on the class: the last ClampSTE made sets them for all", "the other ClampSTE"),
+    ],
+)
+def test_clamp_bounds_rounded_or_shared_between_objects_are_told_which(label, hint):
+    result = verdict("ch07.clamp_ste", wrong("ch07.clamp_ste", label))
+    assert result.case.startswith("ClampSTE(-0.5, 0.25) and ClampSTE(0, 1) both made"), str(result)
+    assert hint in result.hint, str(result)
+
+
+@pytest.mark.parametrize(
+    "label",
+    [
+        "params kept on the class: the last optimizer made steps them all",
+        "lr and momentum kept on the class",
+        "buffers kept on the class: optimizers share them",
+    ],
+)
+def test_momentum_state_shared_between_optimizers_fails_with_two_alive(label):
+    result = verdict("ch08.momentum_sgd", wrong("ch08.momentum_sgd", label))
+    assert result.case.startswith("two MomentumSGD alive at once"), str(result)
+    assert "on the class" in result.hint, str(result)
+
+
+def test_a_momentum_hint_names_a_mistake_only_if_its_rule_fits_every_step():
+    """At step 2 a buffer never updated and an update with the old buffer move a parameter alike."""
+    result = verdict(
+        "ch08.momentum_sgd", wrong("ch08.momentum_sgd", "the buffer is never updated after the first step")
+    )
+    assert result.case.endswith("after step 2"), str(result)
+    assert result.hint.startswith("the buffer stayed the first step's gradient"), str(result)
+    start, grads = np.zeros(2), [np.array([1.0, -2.0]), np.array([0.5, 3.0])]
+    got = ch08_checks._after_steps("never updated", start, grads, 0.1, 0.9)
+    assert ch08_checks._momentum_hint(start, grads, 0.1, 0.9, got) == ch08_checks._MOMENTUM_HINT  # both fit
+
+
+def test_a_loop_that_zeroes_after_the_step_fails_from_stale_gradients():
+    label = "zero_grad at the end of each step: gradients left before the call reach step 1"
+    result = verdict("ch08.training_loop", wrong("ch08.training_loop", label))
+    assert "left over from a backward run before train_losses" in result.case, str(result)
+    assert "step 1's gradient alone" in result.hint, str(result)

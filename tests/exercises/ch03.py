@@ -257,6 +257,19 @@ MUL_DOUBLED = MUL_RETURNING.replace(
     "GRADS", "sum_to_shape(2 * grad_output * b, a.shape), sum_to_shape(grad_output * a, b.shape)"
 )
 
+# backward without `a, b = self.saved_tensors`: a and b are then the notebook's Variables
+MUL_READS_THE_NOTEBOOKS_VARIABLES = MUL_RETURNING.replace("        a, b = self.saved_tensors\n", "").replace(
+    "GRADS", "sum_to_shape(grad_output * b, a.shape), sum_to_shape(grad_output * a, b.shape)"
+)
+
+# right gradients, a float32 result of forward
+MUL_FLOAT32 = MUL_RETURNING.replace("return a * b", "return (a * b).astype(np.float32)").replace(
+    "GRADS", "sum_to_shape(grad_output * b, a.shape), sum_to_shape(grad_output * a, b.shape)"
+)
+DIV_FLOAT32 = DIV_SIGN.replace("return a / b", "return (a / b).astype(np.float32)").replace(
+    "grad_output * a / b**2", "-grad_output * a / b**2"
+)
+
 WRONG_ANSWERS = {
     "ch03.mul": [
         ("averages over the stretched size-1 dims", MUL_MEAN_OVER_STRETCHED),
@@ -273,6 +286,11 @@ WRONG_ANSWERS = {
         ("forgot to multiply by grad_output", MUL_FORGETS_GRAD_OUTPUT),
         ("grad_output unchanged for a, as Add's backward", MUL_ADDS),
         ("twice the gradient for a", MUL_DOUBLED),
+        (
+            "backward reads the notebook's Variables a and b, not self.saved_tensors",
+            MUL_READS_THE_NOTEBOOKS_VARIABLES,
+        ),
+        ("forward casts its result to float32", MUL_FLOAT32),
     ],
     "ch03.div": [
         ("keeps the first row of a stretched dim (take([0]))", DIV_TAKES_THE_FIRST),
@@ -282,6 +300,7 @@ WRONG_ANSWERS = {
         ("averaged over broadcast dims instead of summing", DIV_MEAN_NOT_SUM),
         ("gradient for b written as g / b, like a's", DIV_MUL_FORWARD),
         ("kept a and b as attributes instead of save_for_backward", DIV_ATTRIBUTES),
+        ("forward casts its result to float32", DIV_FLOAT32),
     ],
 }
 

@@ -206,6 +206,10 @@ WRONG_ANSWERS = {
         ("v0.1.1: adds into the first array that arrived", ADD_V011),
         ("v0.1.3: need_copy marks the array, not the slot", ADD_V013),
         ("replaces instead of summing", ADD_REPLACES),
+        (
+            "puts each gradient in the slot, in place of the one there",
+            "def add_grad(need_copy, buffer, output_nr, grad):\n    buffer[output_nr] = grad\n",
+        ),
         ("sums into the array that just arrived", ADD_COPIES_NEW),
         ("need_copy marks the buffer, not the slot", ADD_MARKS_BUFFER),
         ("copies the first gradient instead of storing it as it is", ADD_ALWAYS_COPIES),

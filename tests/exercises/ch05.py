@@ -284,6 +284,14 @@ my_sum_to_shape = functools.partial(sum_to_shape)
     + BROADCAST_MUL
 )
 
+
+def _sigmoid_of(forward: str) -> str:
+    """A MySigmoid whose forward computes y = forward, with the right backward."""
+    return SIGMOID_MISSING_ONE_MINUS_Y.replace("1 / (1 + np.exp(-a))", forward).replace(
+        "return grad_output * y\n", "return grad_output * y * (1 - y)\n"
+    )
+
+
 SIGMOID_WRONG_SIGN = SIGMOID_MISSING_ONE_MINUS_Y.replace(
     "return grad_output * y", "return -grad_output * y * (1 - y)"
 )
@@ -301,6 +309,19 @@ WRONG_ANSWERS = {
         ("forward casts to float32", SIGMOID_FLOAT32),
         ("keeps the input in a dict and recomputes from it", SIGMOID_KEEPS_THE_INPUT_IN_A_DICT),
         ("forward and backward borrow the kit's Sigmoid", SIGMOID_BORROWS_THE_KITS),
+        (
+            "forward clips a to [-5, 5] (against overflow)",
+            _sigmoid_of("1 / (1 + np.exp(-np.clip(a, -5, 5)))"),
+        ),
+        (
+            "forward clips a to [-4, 4] (a hard saturation)",
+            _sigmoid_of("1 / (1 + np.exp(-np.clip(a, -4, 4)))"),
+        ),
+        (
+            "forward cuts off to 0 and 1 beyond |a| > 5",
+            _sigmoid_of("np.where(np.abs(a) > 5, (a > 0) * 1.0, 1 / (1 + np.exp(-a)))"),
+        ),
+        ("forward cuts off to 0 below a = -20", _sigmoid_of("np.where(a < -20, 0.0, 1 / (1 + np.exp(-a)))")),
     ],
     "ch05.broadcast": [
         (

@@ -1,5 +1,17 @@
 """Plausible wrong answers to chapter 06's exercises, each must fail its check; other right answers pass."""
 
+
+def _clip_hook(logged: str, returned: str) -> str:
+    """A make_clip_hook whose hook appends logged to log and returns returned."""
+    return (
+        "def make_clip_hook(limit, log):\n"
+        "    def hook(grad):\n"
+        f"        log.append({logged})\n"
+        f"        return {returned}\n"
+        "    return hook\n"
+    )
+
+
 WRONG_ANSWERS = {
     "ch06.accumulate": [
         (
@@ -33,6 +45,15 @@ grad_after_reset = x.grad.copy()
         ),
     ],
     "ch06.clip_hook": [
+        ("logs max |g| as an int", _clip_hook("int(np.abs(grad).max())", "np.clip(grad, -limit, limit)")),
+        (
+            "logs max |g| rounded",
+            _clip_hook("round(float(np.abs(grad).max()))", "np.clip(grad, -limit, limit)"),
+        ),
+        (
+            "clips to the limit made an int",
+            _clip_hook("float(np.abs(grad).max())", "np.clip(grad, -int(limit), int(limit))"),
+        ),
         (
             "a Python loop over the elements: right for 1-D gradients only",
             "def make_clip_hook(limit, log):\n"

@@ -103,6 +103,20 @@ WRONG_ANSWERS = {
     ],
     "ch07.clamp_ste": [
         (
+            "lo and hi made ints in __init__",
+            _clamp(MARKED).replace("= lo\n", "= int(lo)\n").replace("= hi\n", "= int(hi)\n"),
+        ),
+        (
+            "lo and hi rounded in __init__",
+            _clamp(MARKED).replace("= lo\n", "= round(lo)\n").replace("= hi\n", "= round(hi)\n"),
+        ),
+        (
+            "lo and hi kept on the class: the last ClampSTE made sets them for all",
+            _clamp(MARKED)
+            .replace("self.lo = lo", "type(self).lo = lo")
+            .replace("self.hi = hi", "type(self).hi = hi"),
+        ),
+        (
             "clamps to [-hi, hi]: ignores lo",
             _clamp(
                 "        mask = (np.abs(a) > self.hi).astype(a.dtype)\n"

@@ -48,6 +48,18 @@ MOMENTUM_UPDATING_BY = (
 """
 )
 
+# The right step: each wrong answer below changes one thing in it
+MOMENTUM_RIGHT = MOMENTUM_UPDATING_BY.replace("UPDATE", "buf")
+
+
+def _momentum_on_the_class(*names: str) -> str:
+    """MOMENTUM_RIGHT with these attributes set on the class in __init__, shared by every instance."""
+    source = MOMENTUM_RIGHT
+    for name in names:
+        source = source.replace(f"self.{name} = ", f"type(self).{name} = ")
+    return source
+
+
 WRONG_ANSWERS = {
     "ch08.momentum_sgd": [
         ("buffers keyed by the parameter's shape (same-shape parameters share one)", MOMENTUM_KEYED_BY_SHAPE),
@@ -111,6 +123,16 @@ WRONG_ANSWERS = {
 """,
         ),
         ("updates by the gradient alone (plain SGD)", MOMENTUM_UPDATING_BY.replace("UPDATE", "g")),
+        (
+            "the buffer is never updated after the first step",
+            MOMENTUM_RIGHT.replace("self.buffers[i] = self.momentum * self.buffers[i] + g", "pass"),
+        ),
+        (
+            "params kept on the class: the last optimizer made steps them all",
+            _momentum_on_the_class("params"),
+        ),
+        ("lr and momentum kept on the class", _momentum_on_the_class("lr", "momentum")),
+        ("buffers kept on the class: optimizers share them", _momentum_on_the_class("buffers")),
         (
             "adds the buffer (moves up the gradient)",
             MOMENTUM_UPDATING_BY.replace("-= self.lr * UPDATE", "+= self.lr * buf"),
@@ -195,6 +217,21 @@ def train_losses(model, optimizer, X, y, steps):
         loss = nn.cross_entropy(model(x), y)
         loss.backward()
         optimizer.step()
+        losses.append(loss.item())
+    return losses
+""",
+        ),
+        (
+            "zero_grad at the end of each step: gradients left before the call reach step 1",
+            """
+def train_losses(model, optimizer, X, y, steps):
+    x = Variable(X, requires_grad=False)
+    losses = []
+    for _ in range(steps):
+        loss = nn.cross_entropy(model(x), y)
+        loss.backward()
+        optimizer.step()
+        optimizer.zero_grad()
         losses.append(loss.item())
     return losses
 """,

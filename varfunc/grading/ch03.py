@@ -10,7 +10,7 @@ import numpy as np
 from ..errors import ShapeError
 from ..function import Function
 from ..variable import Variable
-from .core import MISSING_GRAD_OUTPUT, CheckFailed, exercise, expect_close, running
+from .core import MISSING_GRAD_OUTPUT, CheckFailed, exercise, expect_close, expect_equal, running
 from .in_place import expect_in_place_changes_caught
 
 # (shape of a, shape of b): same shapes, a broadcast vector, both broadcast, a 0-d operand, and b
@@ -83,6 +83,13 @@ def _check_shapes(
         raise CheckFailed(f"{case}: forward", "a Variable", type(out).__name__, "forward returns one array")
     expected = reference(a_data, b_data)
     expect_close(f"{case}: forward value", out.data, expected, f"forward computes {formulas.split(';')[0]}")
+    expect_equal(
+        f"{case}: dtype of forward's result for float64 inputs",
+        str(out.dtype),
+        "float64",
+        "keep the inputs' dtype (float32 loses digits the gradients need): no float32 constants or casts "
+        "in forward",
+    )
     g = np.random.default_rng(100 + seed).uniform(-1.0, 1.0, expected.shape)
     seed_gradient = g.copy()  # backward gets a copy: one that writes into grad_output must not move g
     try:
@@ -92,7 +99,7 @@ def _check_shapes(
             f"{case}: backward",
             "one gradient per input, of that input's shape",
             str(error),
-            "sum the gradient over the dimensions that broadcasting added or stretched (sum_to_shape)",
+            _shape_error_hint(str(error), shapes, expected.shape),
         ) from None
     if not np.array_equal(seed_gradient, g):
         raise CheckFailed(
@@ -141,6 +148,26 @@ def _mistake_hint(divides: bool, label: str, got: Any, a: np.ndarray, b: np.ndar
         if np.allclose(got, wrong(a, b, g), rtol=1e-4, atol=1e-6):
             return says.format(label=label, other="b" if label == "a" else "a")
     return ""
+
+
+def _shape_error_hint(error: str, shapes: tuple, out_shape: tuple) -> str:
+    """What the ShapeError that backward's result raised says is wrong (the kit's message names it)."""
+    if "a Variable, not an array" in error:
+        return (
+            "backward returned a Variable where a gradient is an array: compute the gradients from the "
+            "arrays in self.saved_tensors (an a or b that backward does not set itself is the notebook's "
+            "Variable)"
+        )
+    if "not an array" in error:
+        return "backward returns arrays, one gradient per input"
+    if "None for input" in error:
+        return "backward returned None for an input that requires grad: return a gradient for each input"
+    if all(shape == out_shape for shape in shapes):
+        return (
+            "nothing was broadcast here (a, b and the output have one shape): a gradient of another "
+            "shape comes from the formula, not from a missing sum"
+        )
+    return "sum the gradient over the dimensions that broadcasting added or stretched (sum_to_shape)"
 
 
 def _gradients_rule(formulas: str) -> str:
@@ -198,13 +225,15 @@ def _divide(a: Any, b: Any) -> Any:
 
 @exercise("ch03.mul", title="Mul: a * b with broadcasting, forward and backward", points=3, needs=("Mul",))
 def check_mul(namespace: dict) -> None:
-    """Forward values and both gradients on seven shape pairs, each input without grad, saved tensors."""
+    """Forward values and dtype and both gradients on seven shape pairs, each input without grad, and
+    inputs changed in place (saved tensors)."""
     _check_binary_op(namespace, "Mul", _multiply, "a * b; the gradient for a is g * b, for b it is g * a")
 
 
 @exercise("ch03.div", title="Div: a / b with broadcasting, forward and backward", points=3, needs=("Div",))
 def check_div(namespace: dict) -> None:
-    """Forward values and both gradients on seven shape pairs, each input without grad, saved tensors."""
+    """Forward values and dtype and both gradients on seven shape pairs, each input without grad, and
+    inputs changed in place (saved tensors)."""
     _check_binary_op(
         namespace, "Div", _divide, "a / b; the gradient for a is g / b, for b it is -g * a / b**2"
     )

@@ -53,6 +53,17 @@ def _check_sigmoid(MySigmoid: Any) -> None:
         "float64",
         "keep the input's dtype (gradcheck needs float64): no float32 constants or casts in forward",
     )
+    far = np.array([-30.0, -8.0, 8.0, 30.0])  # a clip at +-5 or a cut-off to 0 and 1 is wrong here
+    with running("forward of [-30, -8, 8, 30]"):
+        y_far = MySigmoid()(Variable(far))
+    expect_close(
+        "forward of [-30, -8, 8, 30]",
+        y_far,
+        np.exp(-np.logaddexp(0, -far)),
+        "far from 0 the sigmoid comes close to 0 and 1 but never reaches them: no clipping or cut-off of a",
+        atol=1e-15,  # errors of about 1e-16 near 0 pass, as 0.5 * (1 + tanh(a / 2)) makes; 0 does not
+        at=("a", far),
+    )
     saved = y.creator.saved_tensors
     expect_equal("number of saved tensors", len(saved), 1, "save exactly one array: the output")
     expect_close(

@@ -72,6 +72,7 @@ def check_clip_hook(ns: dict) -> None:
     _check_hook_on_a_sum(make_clip_hook)
     _check_hook_on_one_leaf(make_clip_hook)
     _check_hook_called_twice(make_clip_hook)
+    _check_fractional_values(make_clip_hook)
     case = "m.grad for a 2x3 leaf m, L = sum(m^2), limit 2.5"
     m = Variable(np.array([[1.0, -2.0, 3.0], [0.5, 4.0, -6.0]]))
     log_m: list = []
@@ -103,6 +104,12 @@ def _clip_hint(got: Any, grad: np.ndarray, limit: float) -> str:
         return f"values above {limit:g} are clipped, but values below -{limit:g} are not"
     if np.allclose(got, np.maximum(grad, -limit)):
         return f"values below -{limit:g} are clipped, but values above {limit:g} are not"
+    bound = float(np.abs(got).max()) if got.size else limit
+    if not np.isclose(bound, limit) and np.allclose(got, np.clip(grad, -bound, bound)):
+        return (
+            f"the values were clipped to [-{bound:g}, {bound:g}], not to [-{limit:g}, {limit:g}]: use the "
+            "limit as it is given (it need not be a whole number)"
+        )
     return f"clip every value into [-{limit:g}, {limit:g}] (np.clip) and return the clipped array"
 
 
@@ -170,6 +177,28 @@ def _check_hook_called_twice(make_clip_hook: Any) -> None:
         np.array(log2, dtype=float),
         [12.0, 6.0],
         "append this call's max |g|, not the largest so far",
+    )
+
+
+def _check_fractional_values(make_clip_hook: Any) -> None:
+    """A limit and a largest |g| that are not whole numbers: neither may be rounded."""
+    seed = np.array([0.3, -1.75, 0.5])
+    case = "e.grad for a hook on leaf e of e + f, limit 1.25, backward(seed [0.3, -1.75, 0.5])"
+    e, f = Variable(np.array([1.0, 2.0, 3.0])), Variable(np.array([4.0, 5.0, 6.0]))
+    log_e: list = []
+    with running(case):
+        e.register_hook("clip", make_clip_hook(1.25, log_e))
+        (e + f).backward(seed.copy())
+    expect_close(case, e.grad, [0.3, -1.25, 0.5], _clip_hint(e.grad, seed, 1.25))
+    logged = np.array(log_e, dtype=float)
+    whole = logged.shape == (1,) and logged[0] in (1.0, 2.0)  # 1.75 rounded down or up
+    expect_close(
+        "log for the gradient [0.3, -1.75, 0.5]",
+        logged,
+        [1.75],
+        "the log holds a whole number: append max |g| as it is, a Python float, not rounded"
+        if whole
+        else "append max |g|, before clipping",
     )
 
 

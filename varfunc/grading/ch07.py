@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+from collections.abc import Callable
 
 import numpy as np
 
@@ -158,13 +159,57 @@ def check_clamp_ste(ns: dict) -> None:
         np.ones((2, 2)),
         "straight-through: the clamped output's gradient, unchanged; the mask adds nothing (no gradient)",
     )
-    z = np.array([-0.5, 0.5, 2.0])
-    with running("ClampSTE(0, 1) on [-0.5, 0.5, 2]"):
-        clamped, mask = ClampSTE(0.0, 1.0)(Variable(z))
-    expect_close(
-        "ClampSTE(0, 1): clamped values of [-0.5, 0.5, 2]", clamped, np.clip(z, 0.0, 1.0), "use lo and hi"
+    _check_two_clamps(ClampSTE)
+
+
+def _whole(lo: float, hi: float) -> list:
+    """(lo, hi) with either or both made whole numbers (int(), round(), floor or ceil)."""
+    ways = (float, np.round, np.trunc, np.floor, np.ceil)
+    pairs = {(float(f(lo)), float(g(hi))) for f, g in itertools.product(ways, ways)}
+    return sorted(pairs - {(lo, hi)})
+
+
+def _check_two_clamps(ClampSTE) -> None:
+    """Bounds that are not whole numbers, in two instances made before either is called."""
+    z = np.array([-0.75, -0.5, 0.1, 0.5, 2.0])
+    bounds = [(-0.5, 0.25), (0.0, 1.0)]
+    setup = (
+        "ClampSTE(-0.5, 0.25) and ClampSTE(0, 1) both made, then each called on [-0.75, -0.5, 0.1, 0.5, 2]"
     )
-    expect_close("ClampSTE(0, 1): mask of [-0.5, 0.5, 2]", mask, [1.0, 0.0, 1.0], "use lo and hi")
+    with running(setup):
+        clamps = [ClampSTE(lo, hi) for lo, hi in bounds]
+        results = [clamp(Variable(z.copy())) for clamp in clamps]
+    for (lo, hi), other, (clamped, mask) in zip(bounds, bounds[::-1], results):
+        case = f"{setup}: ClampSTE({lo:g}, {hi:g})"
+        for what, got, made in (("clamped values", clamped, _clamped), ("mask", mask, _mask)):
+            hint = _bounds_hint(np.asarray(getattr(got, "data", got)), made, z, (lo, hi), other)
+            expect_close(f"{case}: {what}", got, made(z, lo, hi), hint)
+
+
+def _clamped(z: np.ndarray, lo: float, hi: float) -> np.ndarray:
+    return np.clip(z, lo, hi)
+
+
+def _mask(z: np.ndarray, lo: float, hi: float) -> np.ndarray:
+    return ((z < lo) | (z > hi)).astype(float)
+
+
+def _bounds_hint(got: np.ndarray, made: Callable, z: np.ndarray, bounds: tuple, other: tuple) -> str:
+    """Which bounds the result was made with (made(z, lo, hi) makes it): the other object's, or whole
+    numbers."""
+    (lo, hi), (other_lo, other_hi) = bounds, other
+
+    def fits(pairs: list) -> bool:
+        return any(got.shape == z.shape and np.allclose(got, made(z, *pair)) for pair in pairs)
+
+    if fits([(other_lo, other_hi), (other_lo, hi), (lo, other_hi)]):  # the other's bounds, or one of them
+        return (
+            "it used a bound of the other ClampSTE: each object keeps its own lo and hi, on self (not on the "
+            "class, where every ClampSTE shares them)"
+        )
+    if fits(_whole(lo, hi)):
+        return "the bounds were made whole numbers: keep lo and hi as they are given"
+    return "use this object's own lo and hi"
 
 
 @exercise("ch07.mul_add", title="MulAdd: only the gradients that are needed", points=2, needs=("MulAdd",))

@@ -33,21 +33,43 @@ def _momentum_case(
     if borrowed:
         raise CheckFailed(f"{case}: the optimizer's step", "your own step()", borrowed, _MOMENTUM_HINT)
     reference = SGD(theirs, lr=lr, momentum=momentum)
-    history = []
+    history: list = []  # the gradients of every step, and the student's parameters after it
+    seen: list = []
+    refused = f"{case}: your step()"
     for step in range(1, steps + 1):
         grads = [rng.standard_normal(shape) for shape in shapes]
-        history.append(grads)
         with running(f"{case}: step {step}"):
-            _one_step(optimizer, mine, grads, f"{case}: your step()")
+            _one_step(optimizer, mine, grads, refused)
         _one_step(reference, theirs, grads)
-        for index, (got, expected) in enumerate(zip(mine, theirs)):
-            grads_so_far = [grads[index] for grads in history]
-            expect_close(
-                f"{case}: parameter {index} (shape {got.shape}) after step {step}",
-                got.data,
-                expected.data,
-                _momentum_hint(start[index], grads_so_far, lr, momentum, got.data),
-            )
+        history.append(grads)
+        seen.append([p.data.copy() for p in mine])  # copies: later steps change p.data in place
+        for index, expected in enumerate(theirs):
+            try:
+                expect_close(
+                    f"{case}: parameter {index} (shape {expected.shape}) after step {step}",
+                    seen[-1][index],
+                    expected.data,
+                )
+            except CheckFailed as failure:
+                _more_steps(optimizer, mine, rng, shapes, history, seen, max(steps, step + 2), refused)
+                grads_so_far, got = [g[index] for g in history], [p[index] for p in seen]
+                failure.hint = _momentum_hint(start[index], grads_so_far, lr, momentum, got)
+                raise
+
+
+def _more_steps(
+    optimizer: Any, params: list, rng: Any, shapes: list, history: list, seen: list, until: int, refused: str
+) -> None:
+    """Steps after the one that failed, until there are until of them (to tell mistakes apart that give
+    the same parameters at that step); stops at the first error."""
+    while len(seen) < until:
+        grads = [rng.standard_normal(shape) for shape in shapes]
+        try:
+            _one_step(optimizer, params, grads, refused)
+        except Exception:  # noqa: BLE001 - the student's code may raise anything: the steps so far do
+            return
+        history.append(grads)
+        seen.append([p.data.copy() for p in params])
 
 
 # What a parameter that follows a common wrong rule says about the mistake (see _after_steps).
@@ -57,6 +79,8 @@ _MOMENTUM_MISTAKES = {
     "whole gradient to momentum * buf",
     "old buffer": "each update used the buffer from before that step's gradient was added: update the "
     "buffer first, then the parameter with it",
+    "never updated": "the buffer stayed the first step's gradient: every later step must update it, with "
+    "momentum and that step's gradient",
     "piled up": "the gradients piled up from step to step: zero_grad() must set every .grad to zero",
     "aliased": "the buffer is the .grad array itself, which zero_grad() wipes: make the first buffer a "
     "copy of the gradient",
@@ -66,38 +90,43 @@ _MOMENTUM_MISTAKES = {
 }
 
 
-def _momentum_hint(start: np.ndarray, grads: list, lr: float, momentum: float, got: Any) -> str:
-    """The mistake whose rule gives got from start and grads, or the rule itself if none does."""
-    for mistake, says in _MOMENTUM_MISTAKES.items():
-        after = _after_steps(mistake, start, grads, lr, momentum)
-        if np.shape(got) == after.shape and np.allclose(got, after, rtol=1e-6, atol=1e-8):
-            return says
-    return _MOMENTUM_HINT
+def _momentum_hint(start: np.ndarray, grads: list, lr: float, momentum: float, got: list) -> str:
+    """The one mistake whose rule gives the parameter got[k] after step k + 1, at every step seen (not
+    only at the step that failed, where two rules can give one number); else the rule itself."""
+    matching = [
+        says
+        for mistake, says in _MOMENTUM_MISTAKES.items()
+        if all(
+            np.shape(mine) == np.shape(after) and np.allclose(mine, after, rtol=1e-6, atol=1e-8)
+            for mine, after in zip(got, _after_steps(mistake, start, grads, lr, momentum))
+        )
+    ]
+    return matching[0] if len(matching) == 1 else _MOMENTUM_HINT
 
 
-def _after_steps(mistake: str, start: np.ndarray, grads: list, lr: float, momentum: float) -> np.ndarray:
-    """A parameter after one step per gradient, by a momentum rule with this mistake in it."""
-    p, buf, total = start.copy(), None, 0.0
+def _after_steps(mistake: str, start: np.ndarray, grads: list, lr: float, momentum: float) -> list:
+    """A parameter after each step, one step per gradient, by a momentum rule with this mistake in it."""
+    p, buf, total, after = start.copy(), None, 0.0, []
     for g in grads:
         if mistake == "piled up":  # zero_grad() did nothing: backward adds into the old .grad
             total = g = total + g
-        if mistake == "plain":
-            p -= lr * g
-            continue
         old = buf
         if buf is None:
             buf = g.copy()
         elif mistake == "aliased":  # .grad zeroed, g added, then buf *= m; buf += p.grad (buf itself)
             buf = 2 * momentum * g
-        else:
+        elif mistake != "never updated":
             buf = momentum * buf + (1 - momentum if mistake == "dampened" else 1) * g
-        if mistake == "old buffer" and old is not None:
-            p -= lr * old
+        if mistake == "plain":
+            p = p - lr * g
+        elif mistake == "old buffer" and old is not None:
+            p = p - lr * old
         elif mistake == "nesterov":
-            p -= lr * (g + momentum * buf)
+            p = p - lr * (g + momentum * buf)
         else:
-            p += lr * buf if mistake == "sign" else -lr * buf
-    return p
+            p = p + lr * buf if mistake == "sign" else p - lr * buf
+        after.append(p)
+    return after
 
 
 def _one_step(optimizer: Any, params: list, grads: list, refused: str = "") -> None:
@@ -135,7 +164,37 @@ def check_momentum_sgd(ns: dict) -> None:
             )
         raise
     _momentum_case(make, "momentum=0 (plain SGD)", [(4,)], 0.2, 0.0, 2)
+    _check_two_optimizers(make)
     _check_zero_grad(make)
+
+
+_TWO = "two MomentumSGD alive at once, lr=0.1, momentum=0.9 and lr=0.05, momentum=0.5, stepped in turn"
+_TWO_HINT = (
+    "one optimizer at a time gives the right parameters, two alive at once do not: does each MomentumSGD "
+    "keep its parameters, buffers, lr and momentum on self, or are some on the class, shared by all?"
+)
+
+
+def _check_two_optimizers(make: Callable) -> None:
+    """Two optimizers with parameters of the same shapes, each step of one followed by one of the other."""
+    rng = np.random.default_rng(77)
+    shapes, settings = [(3,), (2, 2)], [(0.1, 0.9), (0.05, 0.5)]
+    starts = [[rng.standard_normal(shape) for shape in shapes] for _ in settings]
+    mine = [[Variable(a.copy(), requires_grad=True) for a in start] for start in starts]
+    theirs = [[Variable(a.copy(), requires_grad=True) for a in start] for start in starts]
+    with running(f"{_TWO}: making both"):
+        optimizers = [make(list(ps), lr=lr, momentum=m) for ps, (lr, m) in zip(mine, settings)]
+    references = [SGD(ps, lr=lr, momentum=m) for ps, (lr, m) in zip(theirs, settings)]
+    for step in range(1, 4):
+        for k in (0, 1):
+            grads = [rng.standard_normal(shape) for shape in shapes]
+            with running(f"{_TWO}: step {step} of optimizer {k + 1}"):
+                _one_step(optimizers[k], mine[k], grads, f"{_TWO}: your step()")
+            _one_step(references[k], theirs[k], grads)
+        for k in (0, 1):
+            for index, (got, expected) in enumerate(zip(mine[k], theirs[k])):
+                case = f"{_TWO}: parameter {index} of optimizer {k + 1} after step {step}"
+                expect_close(case, got.data.copy(), expected.data, _TWO_HINT)
 
 
 _GENERATOR_HINT = (
@@ -229,9 +288,13 @@ def check_training_loop(ns: dict) -> None:
         ("SGD(lr=0.5, momentum=0.9), 4 steps", lambda ps: SGD(ps, lr=0.5, momentum=0.9), 4),
         ("Adam(lr=0.05), 5 steps", lambda ps: Adam(ps, lr=0.05), 5),
         ("0 steps", lambda ps: SGD(ps, lr=0.1), 0),
+        (_STALE, lambda ps: SGD(ps, lr=0.5), 3),
     ]
     for case, make_optimizer, steps in cases:
         model, twin = _classifier(1), _classifier(1)
+        if case == _STALE:  # a backward run before the loop: a model's .grad need not be zero at the start
+            for net in (model, twin):
+                cross_entropy(net(Variable(X, requires_grad=False)), y).backward()
         optimizer = make_optimizer(list(model.parameters()))
         with (
             running(f"{case}: train_losses"),
@@ -246,16 +309,26 @@ def check_training_loop(ns: dict) -> None:
                 type(got).__name__ if not isinstance(got, list) else [type(v).__name__ for v in got],
                 "append loss.item() (a float), not the loss Variable",
             )
-        hint = _losses_hint(got, expected)
+        hint = _STALE_HINT if case == _STALE else _losses_hint(got, expected)
         expect_close(f"{case}: the losses, one per step", np.array(got), np.array(expected), hint)
         for (name, param), reference in zip(model.named_parameters(), twin.parameters()):
             expect_close(
                 f"{case}: parameter {name} after training",
                 param.data,
                 reference.data,
-                f"all {steps} losses match, but the parameters after the loop differ: does every step, "
-                "the last one too, end with the update optimizer.step() makes from that step's gradient?",
+                _STALE_HINT
+                if case == _STALE
+                else f"all {steps} losses match, but the parameters after the loop differ: does every "
+                "step, the last one too, end with the update optimizer.step() makes from that step's "
+                "gradient?",
             )
+
+
+_STALE = "SGD(lr=0.5), 3 steps, the model's .grad left over from a backward run before train_losses"
+_STALE_HINT = (
+    "the cases that start from zero gradients pass; here .grad held an earlier backward's gradients when "
+    "train_losses started: does the update of step 1 use step 1's gradient alone?"
+)
 
 
 def _losses_hint(got: list, expected: list) -> str:
