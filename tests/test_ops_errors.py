@@ -118,3 +118,21 @@ def test_an_operand_that_is_not_data_is_named_with_its_op(call, words):
     assert all(w in message for w in words), message
     assert "0x" not in message and "takes a Variable, a NumPy array" in message
     assert x.creator.requires_grad and x.data.tolist() == [[1.0, 1.0], [1.0, 1.0]]
+
+
+def test_unsqueeze_out_of_range_names_the_variables_own_dims():
+    x = Variable(np.ones((2, 3)))
+    with pytest.raises(
+        vf.ShapeError, match=r"dim 3 is out of range for a Variable with 2 dimension\(s\); .* from -3 to 2"
+    ):
+        x.unsqueeze(3)
+    assert x.unsqueeze(2).shape == (2, 3, 1) and x.unsqueeze(-3).shape == (1, 2, 3)
+
+
+def test_bmm_refuses_batch_sizes_that_differ_as_torch_does():
+    a, b = Variable(np.ones((2, 2, 3))), Variable(np.ones((1, 3, 2)))
+    with pytest.raises(
+        vf.ShapeError, match=r"bmm: shapes \(2, 2, 3\) and \(1, 3, 2\) have different batch sizes"
+    ):
+        a.bmm(b)
+    assert (a @ b).shape == (2, 2, 2)  # matmul broadcasts them

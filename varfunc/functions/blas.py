@@ -93,9 +93,17 @@ class Mv(Matmul):
 
 
 class Bmm(Matmul):
-    """Batches of matrices: (b, n, m) @ (b, m, p)."""
+    """Batches of matrices: (b, n, m) @ (b, m, p), one batch size on both sides (as torch.bmm)."""
 
     ndims = (3, 3)
+
+    def forward(self, a, b):
+        if a.ndim == b.ndim == 3 and a.shape[0] != b.shape[0]:
+            raise ShapeError(
+                f"bmm: shapes {a.shape} and {b.shape} have different batch sizes ({a.shape[0]} and "
+                f"{b.shape[0]}); bmm does not broadcast them: use matmul (or @)"
+            )
+        return super().forward(a, b)
 
 
 class Dot(Function):

@@ -231,7 +231,15 @@ class Unsqueeze(Function):
         self.dim = dim
 
     def forward(self, a):
-        axis = check_dim("unsqueeze", self.dim, a.ndim + 1)
+        try:
+            axis = check_dim("unsqueeze", self.dim, a.ndim + 1)  # the output's dims: one more
+        except ShapeError:
+            if not isinstance(self.dim, int):
+                raise
+            raise ShapeError(
+                f"unsqueeze: dim {self.dim} is out of range for a Variable with {a.ndim} dimension(s); "
+                f"the new dim goes at a position from {-a.ndim - 1} to {a.ndim}"
+            ) from None
         return get_array_module(a).expand_dims(a, axis)
 
     def backward(self, grad_output):
