@@ -60,6 +60,16 @@ def _momentum_on_the_class(*names: str) -> str:
     return source
 
 
+def _loop(*body: str) -> str:
+    """A train_losses whose loop runs these lines, in this order, then appends the loss."""
+    lines = "".join(f"        {line}\n" for line in body)
+    return (
+        "def train_losses(model, optimizer, X, y, steps):\n    x = Variable(X, requires_grad=False)\n"
+        f"    losses = []\n    for _ in range(steps):\n{lines}"
+        "        losses.append(loss.item())\n    return losses\n"
+    )
+
+
 WRONG_ANSWERS = {
     "ch08.momentum_sgd": [
         ("buffers keyed by the parameter's shape (same-shape parameters share one)", MOMENTUM_KEYED_BY_SHAPE),
@@ -209,62 +219,34 @@ def train_losses(model, optimizer, X, y, steps):
         ),
         (
             "no zero_grad: gradients accumulate across steps",
-            """
-def train_losses(model, optimizer, X, y, steps):
-    x = Variable(X, requires_grad=False)
-    losses = []
-    for _ in range(steps):
-        loss = nn.cross_entropy(model(x), y)
-        loss.backward()
-        optimizer.step()
-        losses.append(loss.item())
-    return losses
-""",
+            _loop("loss = nn.cross_entropy(model(x), y)", "loss.backward()", "optimizer.step()"),
         ),
         (
             "zero_grad at the end of each step: gradients left before the call reach step 1",
-            """
-def train_losses(model, optimizer, X, y, steps):
-    x = Variable(X, requires_grad=False)
-    losses = []
-    for _ in range(steps):
-        loss = nn.cross_entropy(model(x), y)
-        loss.backward()
-        optimizer.step()
-        optimizer.zero_grad()
-        losses.append(loss.item())
-    return losses
-""",
+            _loop(
+                "loss = nn.cross_entropy(model(x), y)",
+                "loss.backward()",
+                "optimizer.step()",
+                "optimizer.zero_grad()",
+            ),
         ),
         (
             "zero_grad between backward and step (nothing is learned)",
-            """
-def train_losses(model, optimizer, X, y, steps):
-    x = Variable(X, requires_grad=False)
-    losses = []
-    for _ in range(steps):
-        loss = nn.cross_entropy(model(x), y)
-        loss.backward()
-        optimizer.zero_grad()
-        optimizer.step()
-        losses.append(loss.item())
-    return losses
-""",
+            _loop(
+                "loss = nn.cross_entropy(model(x), y)",
+                "loss.backward()",
+                "optimizer.zero_grad()",
+                "optimizer.step()",
+            ),
         ),
         (
             "step before backward (each update uses the previous step's gradient)",
-            """
-def train_losses(model, optimizer, X, y, steps):
-    x = Variable(X, requires_grad=False)
-    losses = []
-    for _ in range(steps):
-        optimizer.step()
-        optimizer.zero_grad()
-        loss = nn.cross_entropy(model(x), y)
-        loss.backward()
-        losses.append(loss.item())
-    return losses
-""",
+            _loop(
+                "optimizer.step()",
+                "optimizer.zero_grad()",
+                "loss = nn.cross_entropy(model(x), y)",
+                "loss.backward()",
+            ),
         ),
         (
             "returns the loss Variables instead of floats",

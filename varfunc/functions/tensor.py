@@ -233,8 +233,8 @@ class Unsqueeze(Function):
     def forward(self, a):
         try:
             axis = check_dim("unsqueeze", self.dim, a.ndim + 1)  # the output's dims: one more
-        except ShapeError:
-            if not isinstance(self.dim, int):
+        except ShapeError as error:
+            if "out of range" not in str(error):  # not an int (a bool, a tuple): that error as it is
                 raise
             raise ShapeError(
                 f"unsqueeze: dim {self.dim} is out of range for a Variable with {a.ndim} dimension(s); "
