@@ -198,7 +198,7 @@ def test_a_working_venv_is_reused_whatever_python_says(tmp_path):
     python.chmod(0o755)
     run = _make("install", "PYTHON=python-not-here", f"VENV={venv}", timeout=60)
     assert run.returncode == 0, run.stderr
-    assert "-m pip install -e .[test,lab]" in log.read_text()
+    assert "-m pip install -e .[" in log.read_text()  # (the extras are whatever make was given)
 
 
 @needs_make
