@@ -267,7 +267,8 @@ class ReturnsList(Function):
 
 def test_backward_returning_a_variable_or_a_list_is_a_clear_error():
     with pytest.raises(
-        vf.ShapeError, match=r"returned a Variable, not an array, for input 0, .*its array, \.data"
+        vf.ShapeError,
+        match=r"returned a Variable, not an array, for input 0, .*\(its \.data, not a Variable\)",
     ):
         ReturnsVariable()(Variable(np.ones(2))).sum().backward()
     with pytest.raises(vf.VarfuncError, match="it returned a list: return a tuple"):

@@ -72,7 +72,13 @@ class GradientChecks:
         if grad is None:
             return f"None {needed}; compute it (None is for inputs whose needs_input_grad is False)"
         if not (is_array(grad) or isinstance(grad, np.generic)):
-            fix = "return its array, .data" if type(grad).__name__ == "Variable" else "return an array"
+            fix = (
+                "backward works on arrays: return the array (its .data, not a Variable), computed "
+                "from grad_output and self.saved_tensors, not from Variables outside the Function "
+                "(a notebook's a, b)"
+                if type(grad).__name__ == "Variable"
+                else "return an array"
+            )
             return f"a {type(grad).__name__}, not an array, {needed}; {fix}"
         problem = f"a gradient of shape {grad.shape} {needed}"
         try:
