@@ -79,25 +79,6 @@ DIV_NO_SUM = (
 """
 )
 
-DIV_MEAN_NOT_SUM = """
-def reduce_to(grad, shape):
-    while grad.ndim > len(shape):
-        grad = grad.mean(axis=0)
-    for axis, n in enumerate(shape):
-        if n == 1 and grad.shape[axis] != 1:
-            grad = grad.mean(axis=axis, keepdims=True)
-    return grad
-
-class Div(Function):
-    def forward(self, a, b):
-        self.save_for_backward(a, b)
-        return a / b
-
-    def backward(self, grad_output):
-        a, b = self.saved_tensors
-        return reduce_to(grad_output / b, a.shape), reduce_to(-grad_output * a / b**2, b.shape)
-"""
-
 DIV_MUL_FORWARD = """
 class Div(Function):
     def forward(self, a, b):
@@ -218,16 +199,16 @@ MUL_WRITES_INTO_GRAD_OUTPUT = (
 )
 
 # Right on same-shape inputs and on a vector broadcast along a leading dim, wrong where a size-1 dim
-# is stretched: each reduces a stretched dim with EXPR instead of a sum.
+# is stretched: each reduces a stretched dim with EXPR instead of a sum (and a leading dim with LEADING).
 STRETCHED_REDUCED_WITH = """
 def reduce(g, shape):
     while g.ndim > len(shape):
-        g = g.sum(axis=0)
+        g = LEADING
     for i, n in enumerate(shape):
         if n == 1 and g.shape[i] != 1:
             g = EXPR
     return g
-"""
+""".replace("LEADING", "g.sum(axis=0)")
 
 MUL_REDUCED = MUL_RETURNING.replace(
     "GRADS", "reduce(grad_output * b, a.shape), reduce(grad_output * a, b.shape)"
@@ -237,14 +218,20 @@ MUL_MEAN_OVER_STRETCHED = (
     STRETCHED_REDUCED_WITH.replace("EXPR", "g.mean(axis=i, keepdims=True)") + MUL_REDUCED
 )
 MUL_TAKES_THE_FIRST = STRETCHED_REDUCED_WITH.replace("EXPR", "g.take([0], axis=i)") + MUL_REDUCED
-DIV_TAKES_THE_FIRST = (
-    STRETCHED_REDUCED_WITH.replace("EXPR", "g.take([0], axis=i)")
-    + DIV_FORWARD
+DIV_REDUCED = (
+    DIV_FORWARD
     + """
     def backward(self, grad_output):
         a, b = self.saved_tensors
         return reduce(grad_output / b, a.shape), reduce(-grad_output * a / b**2, b.shape)
 """
+)
+DIV_TAKES_THE_FIRST = STRETCHED_REDUCED_WITH.replace("EXPR", "g.take([0], axis=i)") + DIV_REDUCED
+DIV_MEAN_NOT_SUM = (
+    STRETCHED_REDUCED_WITH.replace("g.sum(axis=0)", "g.mean(axis=0)").replace(
+        "EXPR", "g.mean(axis=i, keepdims=True)"
+    )
+    + DIV_REDUCED
 )
 
 # backward returns grad_output unchanged for a (Add's gradient), and b's right
