@@ -58,3 +58,28 @@ def test_volatile_results_hold_no_graph(no_gc):
     x = Variable(np.ones(3), volatile=True)
     y = x * 2
     assert y.creator is None
+
+
+def test_a_long_graph_holds_one_record_of_its_inputs_not_one_per_op():
+    x = Variable(np.ones(3))
+    y = x
+    for _ in range(50):
+        y = y * 2 + 1
+    functions = [y.creator]
+    while functions[-1].previous_functions[0][0] is not x.creator:
+        functions.append(functions[-1].previous_functions[0][0])
+    assert len(functions) == 100
+    for field in ("needs_input_grad", "input_shapes", "input_dtypes"):
+        assert len({id(getattr(f, field)) for f in functions}) == 1, field
+    assert functions[0].input_shapes == ((3,),) and functions[0].input_dtypes == (np.dtype(float),)
+
+
+def test_the_shared_records_stop_growing_when_shapes_never_repeat():
+    from varfunc import function
+
+    x = Variable(np.ones(function._SHARED_LIMIT + 100))
+    for n in range(1, function._SHARED_LIMIT + 100):
+        x[:n] * 2  # a new input shape each time
+    assert len(function._SHARED) <= function._SHARED_LIMIT
+    y = x[:5] * 2  # and what is shared after a fresh start is right
+    assert y.creator.input_shapes == ((5,),)

@@ -26,13 +26,17 @@ from .modern import ModernFunctionNames
 _NUMPY_NUMBERS = (np.floating, np.integer, np.bool_)  # what an op on 0-d data returns
 
 
-# One tuple object per distinct needs_input_grad value, shared by every Function that has it: a
-# long graph then holds no tuple of flags per op, so the garbage collector has less to count.
-_FLAGS: dict = {}
+# One (needs_input_grad, input_shapes, input_dtypes) object per distinct value, shared by every
+# Function that has it: a long graph then holds no tuples of these per op, so it takes less memory
+# and the garbage collector has fewer objects to visit on each pass over it.
+_SHARED: dict = {}
+_SHARED_LIMIT = 4096  # then it starts again: a program whose shapes never repeat must not fill it
 
 
-def _shared_flags(flags: tuple) -> tuple:
-    return _FLAGS.setdefault(flags, flags)
+def _shared(records: tuple) -> tuple:
+    if len(_SHARED) >= _SHARED_LIMIT:
+        _SHARED.clear()
+    return _SHARED.setdefault(records, records)
 
 
 class Function(FunctionHooks, DirtyInputs, GradientChecks, ModernFunctionNames):
@@ -168,11 +172,11 @@ class Function(FunctionHooks, DirtyInputs, GradientChecks, ModernFunctionNames):
             shapes.append(array.shape)
             dtypes.append(array.dtype)
         if not volatile:
-            self.needs_input_grad = _shared_flags(tuple(needs))
+            self.needs_input_grad, self.input_shapes, self.input_dtypes = _shared(
+                (tuple(needs), tuple(shapes), tuple(dtypes))
+            )
             self.requires_grad = any(needs)
             self.previous_functions = tuple(previous)  # v0.1.3 kept a list: docs/differences.md row 32
-            self.input_shapes = tuple(shapes)
-            self.input_dtypes = tuple(dtypes)
         try:
             outputs = self._wrap_outputs(input, arrays, raw_outputs, dirty, None if volatile else self)
         except VarfuncError as error:  # an output refused after forward changed an input: as above
