@@ -138,12 +138,7 @@ def check_same_device(op_name: str, arrays: tuple) -> None:
 
 def scatter_add(target: Any, key: Any, values: Any) -> None:
     """target[key] += values, adding repeated indices up (unlike plain fancy-index assignment)."""
-    if _is_cupy_array(target):
-        import cupyx
-
-        cupyx.scatter_add(target, key, values)
-    else:
-        np.add.at(target, key, values)
+    get_array_module(target).add.at(target, key, values)  # CuPy has ufunc.at since v12
 
 
 def gpu_status() -> tuple[bool, str]:
@@ -176,7 +171,10 @@ def _probe_gpu() -> tuple[bool, str]:
 
 
 def to_device(array: Any, device: str) -> Any:
-    """A copy of the array on 'cpu' or 'cuda[:N]' (the same array if it is already there)."""
+    """A copy of the array on 'cpu' or 'cuda[:N]' (the same array if it is already there).
+
+    cupy.asarray returns an array already on the current GPU as it is, and copies one from another
+    GPU (or from the host) to it: so the move happens with device N made the current one."""
     if device == "cpu":
         return array.get() if _is_cupy_array(array) else array
     if not isinstance(device, str) or not device.startswith("cuda"):

@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 
+from .backend import is_array
 from .errors import InplaceError, VarfuncError
 from .guards import make_attributes_read_only
 
@@ -29,8 +30,9 @@ class DirtyInputs:
     __slots__ = ()
 
     def _copies_to_compare(self, arrays: tuple) -> list:
-        """Copies of the NumPy input arrays, to show after forward that it changed none unmarked."""
-        return [array.copy() if isinstance(array, np.ndarray) else None for array in arrays]
+        """Copies of the input arrays (a GPU one's on its GPU), to show after forward that it changed
+        none unmarked."""
+        return [array.copy() if is_array(array) else None for array in arrays]
 
     def _check_forward(self, input: tuple, arrays: tuple, raw_outputs: tuple, copies: list) -> None:
         """What forward did, for a Function written outside the kit: an input changed without
@@ -73,7 +75,7 @@ class DirtyInputs:
     def _put_back(self, arrays: tuple, copies: list) -> None:
         """Write each input's copy back: every change forward made to its inputs, marked or not, undone."""
         for array, copy in zip(arrays, copies):
-            if copy is not None and array.flags.writeable:
+            if copy is not None and getattr(array.flags, "writeable", True):  # (CuPy's flags have none)
                 if array.shape != copy.shape:  # forward set a.shape: the same memory, read another way
                     array.shape = copy.shape
                 array[...] = copy

@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from . import functions as F
-from .backend import as_array, is_array, to_device
+from .backend import as_array, check_same_device, device_of, is_array, to_device
 from .errors import DTypeError, ShapeError
 from .methods import _number
 
@@ -58,38 +58,48 @@ class VariableOperators:
 
     # --- comparisons: a boolean Variable, outside the graph (no gradient flows through a comparison)
 
-    def _operand(self, other: Any, numbers_taken: tuple) -> Any:
-        """other's data (an array on this Variable's device, as + puts it), the number itself if it is
-        one of numbers_taken, or NotImplemented: None, a string, 1j get Python's own answer."""
+    def _operand(self, other: Any, numbers_taken: tuple, symbol: str) -> Any:
+        """other's data, the number itself if it is one of numbers_taken, or NotImplemented: None, a
+        string, 1j get Python's own answer. A host array or list goes to this Variable's device, as +
+        puts it; data on another device (a Variable's, a GPU array) is a DeviceError, as for +."""
         if isinstance(other, VariableOperators):
-            return other._data
-        if is_array(other) or isinstance(other, (list, tuple)):
-            return to_device(as_array(other), self.device)
-        return other if isinstance(other, numbers_taken) else NotImplemented
+            array = other._data
+        elif is_array(other) or isinstance(other, (list, tuple)):
+            array = self._array_here(other)
+        else:
+            return other if isinstance(other, numbers_taken) else NotImplemented
+        check_same_device(symbol, (self._data, array))
+        return array
 
-    def _compare(self, other: Any, compare: Callable) -> Any:
-        other = self._operand(other, (numbers.Real, np.bool_, np.integer, np.floating))
+    def _array_here(self, value: Any) -> Any:
+        """value as an array: a host array (or list) on this Variable's device, as + puts it; a GPU
+        array where it is, so that an op names both devices if they differ (not copied to the host)."""
+        array = as_array(value)
+        return to_device(array, self.device) if device_of(array) == "cpu" else array
+
+    def _compare(self, other: Any, compare: Callable, symbol: str) -> Any:
+        other = self._operand(other, (numbers.Real, np.bool_, np.integer, np.floating), symbol)
         if other is NotImplemented:  # x == None is False, x < None an error
             return NotImplemented
         return type(self)(compare(self._data, other))
 
     def __eq__(self, other: Any) -> Any:  # type: ignore[override]
-        return self._compare(other, operator.eq)
+        return self._compare(other, operator.eq, "==")
 
     def __ne__(self, other: Any) -> Any:  # type: ignore[override]
-        return self._compare(other, operator.ne)
+        return self._compare(other, operator.ne, "!=")
 
     def __lt__(self, other: Any) -> Any:
-        return self._compare(other, operator.lt)
+        return self._compare(other, operator.lt, "<")
 
     def __le__(self, other: Any) -> Any:
-        return self._compare(other, operator.le)
+        return self._compare(other, operator.le, "<=")
 
     def __gt__(self, other: Any) -> Any:
-        return self._compare(other, operator.gt)
+        return self._compare(other, operator.gt, ">")
 
     def __ge__(self, other: Any) -> Any:
-        return self._compare(other, operator.ge)
+        return self._compare(other, operator.ge, ">=")
 
     __hash__ = object.__hash__  # defining __eq__ would otherwise make Variables unhashable
 
@@ -101,7 +111,7 @@ class VariableOperators:
     # --- logic on masks: &, |, ^ and ~ of boolean (or integer) Variables, outside the graph, too ---
 
     def _logic(self, other: Any, logic: Callable, symbol: str) -> Any:
-        other = self._operand(other, (bool, np.bool_, numbers.Integral))
+        other = self._operand(other, (bool, np.bool_, numbers.Integral), symbol)
         if other is NotImplemented:
             return NotImplemented
         kinds = (self._data.dtype.kind, getattr(other, "dtype", np.dtype(type(other))).kind)

@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from .backend import as_array, check_flag, device_of, get_array_module, to_device
+from .backend import as_array, check_flag, device_of, get_array_module
 from .engine import ExecutionEngine
 from .errors import BackwardError, DeviceError, DTypeError, InplaceError, ShapeError
 from .functions import CpuTransfer, CudaTransfer
@@ -124,10 +124,17 @@ class Variable(VariableMethods, ShapeMethods, VariableOperators, ModernVariableN
 
     def _accumulate_grad(self, grad: Any) -> None:
         """Add grad into .grad; the first one becomes .grad (the engine hands over arrays it owns)."""
+        on_host = type(grad) is np.ndarray and type(self._data) is np.ndarray  # the usual case: quick
+        if not on_host and device_of(grad) != self.device:  # a kit op's backward lost the device
+            raise DeviceError(
+                f"backward: a gradient on {device_of(grad)} reached a leaf of shape {self.shape} on "
+                f"{self.device}; the backward that made it must make it where its input lives, with "
+                "get_array_module(grad_output) (chapter 09)"
+            )
         if self._grad is None and getattr(grad, "shape", None) == self._data.shape:
             if type(grad) is type(self._data) and grad.dtype == self._data.dtype:
                 self._grad = grad  # kept, not copied: a 784 x 512 float32 weight's is 1.6 MB
-            else:  # a NumPy scalar, another dtype or another device: converted, a new array anyway
+            else:  # a NumPy scalar or another dtype: converted, a new array anyway
                 self._grad = get_array_module(self._data).array(grad, dtype=self._data.dtype)
             return
         if self._grad is None:
@@ -288,8 +295,8 @@ class Variable(VariableMethods, ShapeMethods, VariableOperators, ModernVariableN
         return Variable(array, creator, creator is None)  # positional: a keyword costs more per op
 
     def _constant(self, value: Any) -> Variable:
-        """An array operand wrapped as a Variable that needs no grad, on this Variable's device."""
-        return Variable(to_device(as_array(value), self.device), requires_grad=False)
+        """An array operand wrapped as a Variable that needs no grad, where _array_here puts it."""
+        return Variable(self._array_here(value), requires_grad=False)
 
     def _check_inplace_target(self, op_name: str, inputs: tuple) -> None:
         """Raise before an in-place op writes into this Variable, if that would go wrong."""

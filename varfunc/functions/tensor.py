@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from ..backend import device_of, get_array_module, is_array, scatter_add, to_device
-from ..errors import DTypeError, ShapeError
+from ..errors import DeviceError, DTypeError, ShapeError
 from ..function import Function
 from .utils import check_dim, int_sizes, normalize_dims, sum_to_shape
 
@@ -84,9 +84,11 @@ class Index(Function):
         self.key = _unwrap_key(key)
 
     def forward(self, a):
+        parts = self.key if isinstance(self.key, tuple) else (self.key,)
+        _check_key_devices(self.key, parts, device_of(a))
         try:
-            if type(a) is not np.ndarray:  # CuPy wraps an index that is out of range around: ask NumPy
-                _in_range(self.key, a.shape)
+            if type(a) is not np.ndarray:  # CuPy wraps an index that is out of range around
+                _in_range(parts, a.shape)
             return a[self.key]
         except (IndexError, ValueError) as error:  # ValueError: a slice step of 0
             raise ShapeError(
@@ -107,12 +109,56 @@ class Index(Function):
         return _key_text(self.key)
 
 
-def _in_range(key: Any, shape: tuple) -> None:
-    """NumPy's IndexError for a key out of range, asked of a stand-in of that shape that takes no memory
-    (every element is the same one): CuPy wraps an out-of-range integer index around instead."""
-    stand_in = np.lib.stride_tricks.as_strided(np.zeros(1, dtype=bool), shape, (0,) * len(shape))
-    parts = key if isinstance(key, tuple) else (key,)
-    stand_in[tuple(to_device(k, "cpu") if is_array(k) else k for k in parts)]
+def _check_key_devices(key: Any, parts: tuple, device: str) -> None:
+    """A DeviceError for an index array on another device than the data (a host one may index GPU
+    data: CuPy copies it over, as x_gpu + np_array does)."""
+    for k in parts:
+        if is_array(k) and device_of(k) not in ("cpu", device):
+            raise DeviceError(
+                f"Variable[{_key_text(key)}]: the index is on {device_of(k)} but the Variable is on "
+                f"{device}; move one of them first with .cuda() or .cpu()"
+            )
+
+
+def _in_range(parts: tuple, shape: tuple) -> None:
+    """NumPy's IndexError for a key out of range, which CuPy would wrap around instead. NumPy checks
+    the key on a stand-in of the data that takes no memory, each GPU index array standing in likewise
+    (its form is checked, not its values); integer GPU indices are then checked on their GPU, one
+    reduction each, so that no index is copied to the host."""
+    on_gpu = [device_of(k) != "cpu" for k in parts]
+    stand_ins = [_no_memory(k.dtype, k.shape) if gpu else k for k, gpu in zip(parts, on_gpu)]
+    _no_memory(bool, shape)[tuple(stand_ins)]
+    for (k, axis), gpu in zip(_axes(parts, len(shape)), on_gpu):
+        if gpu and k.dtype.kind in "iu":
+            size = shape[axis]
+            outside = (k < -size) | (k >= size)
+            if outside.any():
+                first = int(k[outside].reshape(-1)[0])  # an error: one number may come to the host
+                raise IndexError(f"index {first} is out of bounds for axis {axis} with size {size}")
+
+
+def _no_memory(dtype: Any, shape: tuple) -> np.ndarray:
+    """Zeros of that dtype and shape that take no memory: every element is the same one."""
+    return np.lib.stride_tricks.as_strided(np.zeros(1, dtype), shape, (0,) * len(shape))
+
+
+def _axes(parts: tuple, ndim: int) -> Any:
+    """(part, the first axis it indexes) for each part of a key, for data of ndim dims."""
+    taken = [_axes_taken(k) for k in parts]
+    used = sum(n for n, k in zip(taken, parts) if k is not Ellipsis)
+    axis = 0
+    for k, n in zip(parts, taken):
+        yield k, axis
+        axis += ndim - used if k is Ellipsis else n
+
+
+def _axes_taken(k: Any) -> int:
+    """How many axes of the data one part of a key indexes: a mask its ndim, None none, others one."""
+    if k is None:
+        return 0
+    if isinstance(k, list):  # a short list (a long one is an array already): NumPy reads it so
+        k = np.asarray(k)
+    return k.ndim if is_array(k) and k.dtype.kind == "b" else 1
 
 
 class View(Function):

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Iterator
+from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
@@ -25,10 +26,11 @@ IMPLICIT_CONVERSION = "Implicit conversion to a NumPy array is not allowed"  # .
 
 
 def on_fake_gpu(value: Any) -> Any:
-    """value with every NumPy array in it (a tuple's too) put on the fake GPU; a NumPy scalar (what
-    NumPy's reductions give) becomes a 0-d one there, as CuPy's reductions give 0-d GPU arrays."""
-    if isinstance(value, tuple):
-        return tuple(on_fake_gpu(v) for v in value)
+    """value with every NumPy array in it (a tuple's or list's too: np.split gives a list) put on the
+    fake GPU; a NumPy scalar (what NumPy's reductions give) becomes a 0-d one there, as CuPy's
+    reductions give 0-d GPU arrays."""
+    if isinstance(value, (tuple, list)):
+        return type(value)(on_fake_gpu(v) for v in value)
     if isinstance(value, np.generic):
         value = np.asarray(value)
     return FakeGpuArray(value) if isinstance(value, np.ndarray) else value
@@ -55,13 +57,38 @@ class FakeGpuArray(NDArrayOperatorsMixin):
         raise TypeError(f"{IMPLICIT_CONVERSION}. Please use `.get()` to construct a NumPy array explicitly.")
 
     def __array_ufunc__(self, ufunc: np.ufunc, method: str, *inputs: Any, **kwargs: Any) -> Any:
-        inputs = _on_cpu(inputs, refuse_numpy=True)
-        if "out" in kwargs:
-            kwargs["out"] = _on_cpu(kwargs["out"], refuse_numpy=True)
-        return on_fake_gpu(getattr(ufunc, method)(*inputs, **kwargs))
+        if method == "at":  # ufunc.at(a, key, b): the key may hold NumPy arrays, as a[key] may
+            a, key, *b = inputs
+            return ufunc.at(_on_cpu(a, True), _on_cpu(key, False), *_on_cpu(b, True))
+        out = kwargs.get("out")  # (NumPy hands it over as a tuple)
+        if out is not None:
+            kwargs["out"] = _on_cpu(out, refuse_numpy=True)
+        result = on_fake_gpu(getattr(ufunc, method)(*_on_cpu(inputs, refuse_numpy=True), **kwargs))
+        if out is None:
+            return result
+        # CuPy returns the out array itself (so a -= b keeps a): the same FakeGpuArray here
+        results = result if isinstance(result, tuple) else (result,)
+        kept = tuple(given if given is not None else new for given, new in zip(out, results))
+        return kept[0] if len(kept) == 1 else kept
 
     def __array_function__(self, func: Any, types: Any, args: tuple, kwargs: dict) -> Any:
         return on_fake_gpu(func(*_on_cpu(args, refuse_numpy=True), **kwargs))
+
+    @property
+    def shape(self) -> tuple:
+        return self._array.shape
+
+    @shape.setter
+    def shape(self, shape: tuple) -> None:  # a.shape = ...: the same memory read another way
+        self._array.shape = shape
+
+    @property
+    def flags(self) -> Any:
+        """CuPy's flags: c_contiguous, f_contiguous and owndata only (CuPy has no read-only arrays)."""
+        flags = self._array.flags
+        return SimpleNamespace(
+            c_contiguous=flags.c_contiguous, f_contiguous=flags.f_contiguous, owndata=flags.owndata
+        )
 
     def __getitem__(self, key: Any) -> Any:
         return on_fake_gpu(self._array[_on_cpu(key, refuse_numpy=False)])

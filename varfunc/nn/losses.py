@@ -21,8 +21,8 @@ from typing import Any
 
 import numpy as np
 
-from ..backend import get_array_module, is_array, to_device
-from ..errors import DTypeError, ShapeError
+from ..backend import device_of, get_array_module, is_array, to_device
+from ..errors import DeviceError, DTypeError, ShapeError
 from ..shape_methods import cat
 from ..variable import Variable
 from . import functions
@@ -32,10 +32,22 @@ from .functions import REDUCTIONS
 def _as_target(name: str, input: Any, target: Any) -> Variable:
     if not isinstance(input, Variable):
         raise DTypeError(f"{name}: input must be a Variable, got {type(input).__name__}")
+    _check_device(name, input, "target", target)
     if isinstance(target, Variable):
         return target
-    array = target if hasattr(target, "shape") else np.asarray(target)
-    return Variable(to_device(array, input.device), requires_grad=False)
+    return Variable(to_device(_target_array(target), input.device), requires_grad=False)
+
+
+def _check_device(name: str, input: Variable, what: str, value: Any) -> None:
+    """A DeviceError, as torch gives, for a Variable or a GPU array on another device than input (a
+    copy on every call would hide where the data should live); a host array may go to the GPU, as
+    x + array takes it there."""
+    device = device_of(_target_array(value))
+    if device != input.device and (isinstance(value, Variable) or device != "cpu"):
+        raise DeviceError(
+            f"{name}: input is on {input.device} but {what} is on {device}; move the {what} to "
+            f"the input's device first, once (.cuda() or .cpu())"
+        )
 
 
 def _reduce(name: str, loss: Variable, reduction: str) -> Variable:
@@ -112,32 +124,38 @@ def nll_loss(
         raise DTypeError(f"nll_loss: input must be a Variable, got {type(input).__name__}")
     if input.ndim != 2:
         raise ShapeError(f"nll_loss: input must have shape (N, C), got {input.shape}")
-    return _nll_function(input, target, reduction, weight, ignore_index)[0](input)
+    return _nll_function("nll_loss", input, target, reduction, weight, ignore_index)[0](input)
 
 
-def _nll_function(input: Variable, target: Any, reduction: str, weight: Any, ignore_index: int) -> tuple:
+def _nll_function(
+    name: str, input: Variable, target: Any, reduction: str, weight: Any, ignore_index: int
+) -> tuple:
     """(the NLLLoss Function for this input, not yet called; the class weights or None), with the
-    arguments checked, each row's weight picked and the ignored rows marked."""
+    arguments checked, each row's weight picked and the ignored rows marked, all on input's device."""
     _check_options(reduction, ignore_index)
-    class_weights = None if weight is None else _class_weights(weight, input.shape[1])
-    labels = _labels(target, input.shape)
-    classes = input.shape[1]
+    class_weights = None if weight is None else _class_weights(name, weight, input)
+    labels, ignored = _ignored_rows(_labels(name, target, input), input.shape[1], ignore_index)
+    row_weights = None if class_weights is None else class_weights[labels].astype(input.dtype)
+    return functions.NLLLoss(labels, reduction, row_weights, ignored), class_weights
+
+
+def _ignored_rows(labels: Any, classes: int, ignore_index: int) -> tuple:
+    """(labels, each ignored row's set to class 0; the mask of ignored rows, or None), or a ValueError
+    for a class out of range. Computed where the labels are: in the usual case (every class in
+    range, ignore_index outside it) one reduction, whose answer is the only thing that reaches the host."""
     outside = (labels < 0) | (labels >= classes)
-    row_weights = mask = None
-    if labels[outside].size or 0 <= ignore_index < classes:  # else no row is ignored: the usual case
-        ignored = labels == ignore_index
-        bad = labels[outside & ~ignored]
-        if bad.size:
-            raise ValueError(
-                f"cross_entropy/nll_loss: target holds class {int(bad[0])} but input has {classes} "
-                f"classes (0 to {classes - 1})"
-            )
-        if ignored.any():
-            labels = np.where(ignored, 0, labels)  # any valid class: the row's loss is set to 0
-            mask = to_device(ignored, input.device)
-    if class_weights is not None:
-        row_weights = to_device(class_weights[labels].astype(input.dtype), input.device)
-    return functions.NLLLoss(to_device(labels, input.device), reduction, row_weights, mask), class_weights
+    if not (0 <= ignore_index < classes or outside.any()):
+        return labels, None
+    ignored = labels == ignore_index
+    bad = outside & ~ignored
+    if bad.any():
+        raise ValueError(
+            f"cross_entropy/nll_loss: target holds class {int(labels[bad][0])} but input has {classes} "
+            f"classes (0 to {classes - 1})"
+        )
+    if not ignored.any():
+        return labels, None
+    return get_array_module(labels).where(ignored, 0, labels), ignored  # 0: any valid class will do
 
 
 def _check_options(reduction: Any, ignore_index: Any) -> None:
@@ -151,9 +169,11 @@ def _check_options(reduction: Any, ignore_index: Any) -> None:
         raise TypeError(f"cross_entropy/nll_loss: ignore_index must be an int, got {ignore_index!r}")
 
 
-def _labels(target: Any, shape: tuple) -> np.ndarray:
-    """target as a CPU array of integer class indices (N,) for input of this shape, or a clear error."""
-    labels = to_device(_target_array(target), "cpu")
+def _labels(name: str, target: Any, input: Variable) -> Any:
+    """target as integer class indices (N,) on input's device, checked on its dtype and shape (no
+    copy to the host), or a clear error."""
+    _check_device(name, input, "target", target)
+    labels, shape = _target_array(target), input.shape
     if labels.dtype.kind not in "iu":
         if labels.shape == shape:  # one-hot rows, or class probabilities given to nll_loss
             fix = (
@@ -176,19 +196,20 @@ def _labels(target: Any, shape: tuple) -> np.ndarray:
             f"cross_entropy/nll_loss: input has shape {shape}, so target must have shape ({shape[0]},) "
             f"(one class index per row), got {labels.shape}{one_hot}"
         )
-    return labels
+    return to_device(labels, input.device)
 
 
-def _class_weights(weight: Any, classes: int) -> np.ndarray:
-    """weight as a CPU float array (C,), or a clear error (a constant: no gradient reaches it)."""
-    if isinstance(weight, Variable):
-        if weight.requires_grad:
-            raise DTypeError(
-                "cross_entropy/nll_loss: weight is a constant and gets no gradient; pass an array "
-                "(weight.data), or a Variable that does not require grad"
-            )
-        weight = weight.data
-    array = to_device(weight if is_array(weight) else np.asarray(weight), "cpu")
+def _class_weights(name: str, weight: Any, input: Variable) -> Any:
+    """weight as a float array (C,) on input's device, or a clear error (a constant: no gradient
+    reaches it)."""
+    classes = input.shape[1]
+    if isinstance(weight, Variable) and weight.requires_grad:
+        raise DTypeError(
+            "cross_entropy/nll_loss: weight is a constant and gets no gradient; pass an array "
+            "(weight.data), or a Variable that does not require grad"
+        )
+    _check_device(name, input, "weight", weight)
+    array = _target_array(weight)
     if array.dtype.kind not in "fiub":
         raise DTypeError(
             f"cross_entropy/nll_loss: weight must be numbers, one per class, got dtype {array.dtype}"
@@ -198,7 +219,7 @@ def _class_weights(weight: Any, classes: int) -> np.ndarray:
             f"cross_entropy/nll_loss: weight must have one entry per class, shape ({classes},), "
             f"got {array.shape}"
         )
-    return array.astype(np.float64)
+    return to_device(array.astype(np.float64), input.device)
 
 
 def cross_entropy(
@@ -226,10 +247,13 @@ def cross_entropy(
         raise ValueError(
             f"cross_entropy: label_smoothing must be between 0.0 and 1.0, got {label_smoothing!r}"
         )
+    for what, value in (("target", target), ("weight", weight)):  # refused before any op is recorded
+        if value is not None:
+            _check_device("cross_entropy", input, what, value)
     log_probs = log_softmax(input, dim=1)
     if _holds_probabilities(target, input.shape):
         return _probability_target_loss(log_probs, target, reduction, weight, ignore_index, label_smoothing)
-    nll, class_weights = _nll_function(log_probs, target, reduction, weight, ignore_index)
+    nll, class_weights = _nll_function("cross_entropy", log_probs, target, reduction, weight, ignore_index)
     loss = nll(log_probs)
     if not label_smoothing:
         return loss
@@ -265,13 +289,13 @@ def _probability_target_loss(
             f"probabilities (N, C): give an ignored row probabilities of 0 instead"
         )
     classes = log_probs.shape[1]
-    class_weights = None if weight is None else _class_weights(weight, classes)
+    class_weights = None if weight is None else _class_weights("cross_entropy", weight, log_probs)
     target = _as_target("cross_entropy", log_probs, target)
     if smoothing:
         target = target * (1 - float(smoothing)) + float(smoothing) / classes
     products = log_probs * target
     if class_weights is not None:
-        products = products * to_device(class_weights.astype(log_probs.dtype), log_probs.device)
+        products = products * class_weights.astype(log_probs.dtype)
     return _reduce("cross_entropy", -products.sum(1), reduction)
 
 
@@ -279,7 +303,7 @@ def _uniform_target_loss(log_probs: Variable, nll: functions.NLLLoss, class_weig
     """-sum_c w_c * log p_c per row, the ignored rows 0, reduced as nll reduces (torch's rule: 'mean'
     divides by the same weights of the rows kept)."""
     if class_weights is not None:
-        log_probs = log_probs * to_device(class_weights.astype(log_probs.dtype), log_probs.device)
+        log_probs = log_probs * class_weights.astype(log_probs.dtype)
     per_row = -log_probs.sum(1)
     if nll.ignored is None:
         kept = per_row
