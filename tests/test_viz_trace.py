@@ -120,7 +120,7 @@ def test_frame_shows_ready_stack_waiting_buffers_and_counts():
     assert '\tf0 [label="Leaf#0\\ndeps [1]" fillcolor=gold]\n' in source
     assert '\tv0 [label="x\\nbuffer [1, 1]" fillcolor=lightblue shape=ellipse]\n' in source
     assert "\tv0 -> f2 [color=red penwidth=2]\n" in source  # the edge the gradient came along
-    assert '\tf2 [label="Add#2\\ndeps [0]" fillcolor=grey92]\n' in source  # done
+    assert '\tf2 [label="Add#2\\ndeps [0]" fillcolor=white color=grey70 fontcolor=grey45]\n' in source  # done
     assert 'label="10 x: stored in buffer slot 0' in source
 
 

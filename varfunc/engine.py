@@ -112,6 +112,8 @@ class ExecutionEngine:
                 grad_input = fn._do_backward(*grad_output)
             except BaseException as error:  # the pass stops here: say which leaves it already changed
                 _note_leaves_reached(error, dependencies, ready, fn)
+                if recorder is not None:
+                    recorder.record("failed", fn, error=repr(error))
                 raise
             if recorder is not None:
                 kind = "accumulated" if isinstance(fn, Leaf) else "called_backward"

@@ -5,12 +5,17 @@ runs them in ``Function._do_backward`` (and ``Leaf._do_backward``). A hook gets 
 the gradients (guards.py): they are shared (with other paths, with the seed given to backward), so a
 hook that changed one in place would change gradients it was never given. Kept apart from
 function.py so that the graph-building code reads on its own.
+
+``viz.trace`` watches the hooks through ``hooks_reported_to(recorder)``: while it is on, each hook
+call is also reported to the recorder as a ``hook`` event (what the hook was given, what it returned).
 """
 
 from __future__ import annotations
 
+import contextlib
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextvars import ContextVar
 from typing import Any
 
 import numpy as np
@@ -18,6 +23,19 @@ import numpy as np
 from .backend import as_gradient, device_of, is_array
 from .errors import DTypeError, ShapeError, VarfuncError
 from .guards import FUNCTION_HOOK_FIX, VARIABLE_HOOK_FIX, call_on_read_only, read_only_views
+
+# The recorder that hears of each hook call, set by viz.trace around its backward (None: nobody).
+_hook_recorder: ContextVar[Any] = ContextVar("hook_recorder", default=None)
+
+
+@contextlib.contextmanager
+def hooks_reported_to(recorder: Any) -> Iterator[None]:
+    """Within: each hook call is reported to recorder.record("hook", function, ...) after it returns."""
+    token = _hook_recorder.set(recorder)
+    try:
+        yield
+    finally:
+        _hook_recorder.reset(token)
 
 
 class FunctionHooks:
@@ -71,10 +89,22 @@ class FunctionHooks:
                 continue
             view = read_only_views(grads[index])
             role = f"hook {name!r} on output {index} of"
-            replacement = call_on_read_only(hook, view, role, self, VARIABLE_HOOK_FIX)
+            replacement = self._call_hook(name, index, hook, view, role, VARIABLE_HOOK_FIX)
             if replacement is not None:
                 grads[index] = self._checked_hook_result(replacement, grads[index], index)
         return tuple(grads)
+
+    def _call_hook(
+        self, name: str, index: int | None, hook: Callable, args: tuple, role: str, fix: tuple
+    ) -> Any:
+        """hook(*args), guarded (guards.py); reported as a ``hook`` event when a recorder listens."""
+        recorder = _hook_recorder.get()
+        if recorder is None:
+            return call_on_read_only(hook, args, role, self, fix)
+        with hooks_reported_to(None):  # a backward that the hook runs is another one: not reported
+            returned = call_on_read_only(hook, args, role, self, fix)
+        recorder.record("hook", self, name=name, output_nr=index, given=args, returned=returned)
+        return returned
 
     def _checked_hook_result(self, replacement: Any, grad: Any, index: int) -> Any:
         """A hook's replacement gradient, in the gradient's dtype; an error unless an array of its shape."""
@@ -97,7 +127,7 @@ class FunctionHooks:
         for name, (hook, index) in tuple(self.backward_hooks.items()):  # a hook may remove itself
             if index is None:
                 args = (seen_input, seen_output)
-                replacement = call_on_read_only(hook, args, f"hook {name!r} on", self, FUNCTION_HOOK_FIX)
+                replacement = self._call_hook(name, None, hook, args, f"hook {name!r} on", FUNCTION_HOOK_FIX)
                 if replacement is not None:
                     if not isinstance(replacement, tuple) or len(replacement) != len(grad_input):
                         raise VarfuncError(

@@ -34,8 +34,10 @@ COLORS = {
     "current": "gold",
     "ready": "palegreen",
     "waiting": "khaki",
-    "done": "grey92",
+    "done": "white",  # drawn faded (FADED): out of play, unlike the light grey of one not reached yet
+    "failed": "tomato",
 }
+FADED = {"color": "grey70", "fontcolor": "grey45"}  # the outline and text of a finished Function
 
 LEGEND = (
     ("function", "Function"),
@@ -49,7 +51,9 @@ REPLAY_LEGEND = (
     ("ready", "ready (pushed)"),
     ("waiting", "waiting: buffer not full"),
     ("done", "done"),
+    ("output", "output"),
 )
+FAILED_LEGEND = ("failed", "raised: the pass stopped")
 
 HEADER = (
     "\tgraph [nodesep=0.25 rankdir=TB ranksep=0.3]\n"
@@ -98,10 +102,9 @@ def variable_id(view: GraphView, fn: Any, output_nr: int) -> str:
     return f"v{k}" if len(fn.output_ids or ()) <= 1 else f"v{k}_{output_nr}"
 
 
-def _grad_of(variable: Any) -> Any:
-    """``variable.grad`` without its getter, which stores zeros into a leaf that has no gradient yet."""
-    grad = variable._grad
-    return np.zeros(variable.shape) if grad is None else grad
+def _grad_or_zeros(facts: Any) -> Any:
+    """A leaf's gradient, zeros before its first backward (as its ``.grad`` getter would give)."""
+    return np.zeros(facts.shape) if facts.grad is None else facts.grad
 
 
 def _node(node_id: str, label: str, fill: str, **attrs: str) -> str:
@@ -150,17 +153,13 @@ class _Builder:
     def variable_label(self, slot: tuple) -> str:
         view = self.view
         lines = [view.variable_label(slot)]
-        variable = view.known_variable(slot)
-        if self.o.show_shapes:
-            shape = view.variable_shape(slot)
-            if shape is not None:
-                lines.append(str(shape))
-        overwritten = view.overwritten(slot)  # a Leaf whose Variable an in-place op changed since
-        if variable is not None and self.o.show_values:
-            lines.append("overwritten in place" if overwritten else f"data {array_text(variable.data)}")
-        # the Leaf's own flag: after an in-place op the Variable's creator (and flag) is another Function
-        if variable is not None and self.o.show_grads and view.is_leaf(slot[0]) and slot[0].requires_grad:
-            lines.append(f"grad {array_text(_grad_of(variable))}")
+        facts = view.facts(slot)
+        if self.o.show_shapes and facts.shape is not None:
+            lines.append(str(facts.shape))
+        if facts.exists and self.o.show_values:
+            lines.append("overwritten in place" if facts.overwritten else f"data {array_text(facts.data)}")
+        if facts.exists and self.o.show_grads and view.is_leaf(slot[0]) and facts.requires_grad:
+            lines.append(f"grad {array_text(_grad_or_zeros(facts))}")
         lines += self.overlay.variable_lines.get(slot, [])
         return "\n".join(lines)
 
@@ -169,13 +168,16 @@ class _Builder:
         if is_root:
             return COLORS["output"], {}
         if self.view.is_leaf(fn):
-            if fn.requires_grad:
+            if self.view.facts(slot).requires_grad:
                 return COLORS["leaf"], {}
             return COLORS["constant"], {"style": '"filled,dashed"'}
         return COLORS["variable"], {}
 
-    def function_fill(self, fn: Any) -> str:
-        return self.overlay.fill.get(fn, COLORS["function"])
+    def function_node(self, fn: Any) -> str:
+        """fn's box: its label, and its fill (a replay's colour, faded once done)."""
+        fill = self.overlay.fill.get(fn, COLORS["function"])
+        attrs = FADED if fill == COLORS["done"] else {}
+        return _node(f"f{self.view.index[fn]}", self.function_label(fn), fill, **attrs)
 
     def edge(self, source: str, target: str, needed: bool = True, highlight: bool = False) -> None:
         attrs = []
@@ -195,9 +197,8 @@ class _Builder:
         if not self.o.show_saved or self.view.is_leaf(fn):
             return
         k = self.view.index[fn]
-        try:
-            tensors = fn.saved_tensors
-        except Exception:  # noqa: BLE001 - changed in place since forward: say so, never fail a picture
+        tensors = self.view.saved_tensors(fn)
+        if tensors is None:  # changed in place since forward: say so, never fail a picture
             self.nodes.append(_node(f"s{k}", "saved tensors\nchanged in place", COLORS["saved"]))
             self.edges.append(f"\ts{k} -> f{k} [arrowhead=none style=dotted]\n")
             return
@@ -212,7 +213,7 @@ class _Builder:
         view = self.view
         for fn in view.functions:
             k = view.index[fn]
-            self.nodes.append(_node(f"f{k}", self.function_label(fn), self.function_fill(fn)))
+            self.nodes.append(self.function_node(fn))
             used = sorted({e.output_nr for e in view.consumers(fn)} | set(view.root_outputs(fn)))
             for j in used:
                 slot = (fn, j)
@@ -236,7 +237,7 @@ class _Builder:
                 fill, attrs = self.variable_fill((fn, 0), view.is_root((fn, 0)))
                 self.nodes.append(_node(f"v{k}", self.variable_label((fn, 0)), fill, **attrs))
                 self.edge(f"v{k}", f"f{k}")
-            self.nodes.append(_node(f"f{k}", self.function_label(fn), self.function_fill(fn)))
+            self.nodes.append(self.function_node(fn))
             self.saved(fn)
             for e in view.inputs[fn]:
                 if e.needed:
@@ -247,25 +248,35 @@ class _Builder:
             if slot[0] not in drawn:
                 vid = variable_id(view, *slot)
                 self.nodes.append(_node(vid, self.variable_label(slot), COLORS["output"]))
+                if view.is_leaf(slot[0]) and self.is_replay():  # the engine pops its AccumulateGrad
+                    self.nodes.append(self.function_node(slot[0]))
+                    self.edge(vid, f"f{view.index[slot[0]]}")
 
     def modern_roots(self, fn: Any) -> None:
         """The root Variables fn made: output ellipses below its box."""
         for j in self.view.root_outputs(fn):
             slot, vid = (fn, j), variable_id(self.view, fn, j)
             self.nodes.append(_node(vid, self.variable_label(slot), COLORS["output"]))
-            variable = self.view.known_variable(slot)
-            if variable is None or variable.requires_grad:  # indices have no grad_fn in PyTorch
+            if self.view.facts(slot).requires_grad:  # indices have no grad_fn in PyTorch
                 self.edge(f"f{self.view.index[fn]}", vid)
+
+    def is_replay(self) -> bool:
+        """Whether this is a frame of an engine replay (it has a caption or a ready stack)."""
+        return bool(self.overlay.caption or self.overlay.ready_title)
 
     def legend(self) -> str:
         items = list(LEGEND) if self.o.legend else []
-        if self.overlay.caption or self.overlay.ready_title:
-            items += REPLAY_LEGEND
+        if self.is_replay():
+            items += [item for item in REPLAY_LEGEND if item not in items]
+            if COLORS["failed"] in self.overlay.fill.values():
+                items.append(FAILED_LEGEND)
         if not items:
             return ""
         lines = ["\tsubgraph cluster_legend {\n", "\t\tfontname=monospace fontsize=10 label=legend\n"]
         for key, text in items:
             attrs = {"style": '"filled,dashed"'} if key == "constant" else {}
+            if key == "done":
+                attrs.update(FADED)
             if self.o.style == "v0.1" and key in ("leaf", "constant", "output"):
                 attrs["shape"] = "ellipse"  # the Variables of a v0.1 picture, as drawn there
             lines.append("\t" + _node(f"legend_{key}", text, COLORS[key], **attrs))
@@ -289,9 +300,8 @@ class _Builder:
         else:
             self.build_modern()
         # roots with no graph at all (volatile Variables): draw them alone
-        for i, root in enumerate(self.view.roots):
-            if self.view.slot_of(root) is None:
-                self.nodes.append(_node(f"r{i}", "volatile Variable", COLORS["output"]))
+        for i in self.view.graphless_roots():
+            self.nodes.append(_node(f"r{i}", "volatile Variable", COLORS["output"]))
         return (
             "digraph varfunc {\n"
             + HEADER
@@ -321,9 +331,9 @@ def summary(view: GraphView, style: str = "v0.1") -> str:
     width = max((len(n) for n in names.values()), default=0)
     for fn in reversed(functions):
         if view.is_leaf(fn):
-            variable = fn.variable
-            shape = "freed" if variable is None else f"shape {tuple(variable.shape)}"
-            grad = "requires grad" if fn.requires_grad else "no grad"
+            facts = view.facts((fn, 0))
+            shape = f"shape {facts.shape}" if facts.exists else "freed"
+            grad = "requires grad" if facts.requires_grad else "no grad"
             kind = "AccumulateGrad of a leaf" if style == "modern" else "Leaf"
             lines.append(f"  {names[fn]:<{width}}  {kind}, {shape}, {grad}")
             continue

@@ -16,7 +16,7 @@ known in full.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..leaf import Leaf
 from ..variable import Variable
@@ -40,6 +40,17 @@ def _as_list(var_or_vars: Any) -> list:
                 "wrap an array in Variable(array) first"
             )
     return items
+
+
+class VariableFacts(NamedTuple):
+    """What a picture shows of one Variable, as read from the live objects (``GraphView.facts``)."""
+
+    exists: bool  # the Variable object is known (a leaf's may have been freed; intermediates are not kept)
+    shape: tuple | None  # None if unknown
+    requires_grad: bool  # a leaf's: its Leaf's flag; another's: its own (True if unknown)
+    overwritten: bool  # a leaf's Variable changed in place since: its data is no longer the Leaf's
+    data: Any  # None unless the Variable is known
+    grad: Any  # a leaf's .grad (None before its first backward); None for the others
 
 
 class Edge:
@@ -123,16 +134,23 @@ class GraphView:
         self._root_set: set = set()  # the same, for `in`
         self._root_outputs: dict = {}  # Function -> [output index of each root it made]
         self._known: dict = {}  # slot -> the first of params' values, then roots, that is there
+        self._graphless: list = []  # positions in roots of Variables with no graph (volatile ones)
+        self._modern_starts: list = []  # each root's grad_fn, where it has one (modern_functions)
         for variable in list(self.params.values()) + self.roots:
             slot = self.slot_of(variable)
             if slot is not None:
                 self._known.setdefault(slot, variable)
-        for root in self.roots:
+        for i, root in enumerate(self.roots):
             slot = self.slot_of(root)
-            if slot is not None and slot not in self._root_set:
+            if slot is None:
+                self._graphless.append(i)
+            elif slot not in self._root_set:
                 self._root_slots.append(slot)
                 self._root_set.add(slot)
                 self._root_outputs.setdefault(slot[0], []).append(slot[1])
+            # as in PyTorch, no grad_fn for a leaf, nor for a root that needs no gradient (max's indices)
+            if slot is not None and root.requires_grad and not self.is_leaf(slot[0]):
+                self._modern_starts.append(slot[0])
 
     # --- the walk -------------------------------------------------------------------------------
 
@@ -183,6 +201,30 @@ class GraphView:
         variable = fn.variable if self.is_leaf(fn) else None
         return variable is not None and variable.creator is not fn
 
+    def facts(self, slot: tuple) -> VariableFacts:
+        """What a picture shows of the Variable at slot, read now from the live objects."""
+        fn, variable = slot[0], self.known_variable(slot)
+        if self.is_leaf(fn):
+            requires_grad = fn.requires_grad  # its own: after an in-place op the Variable's is another's
+        else:
+            requires_grad = variable is None or variable.requires_grad
+        data = None if variable is None else variable.data
+        grad = variable._grad if variable is not None and self.is_leaf(fn) else None  # _grad: no zeros stored
+        return VariableFacts(
+            variable is not None, self.variable_shape(slot), requires_grad, self.overwritten(slot), data, grad
+        )
+
+    def saved_tensors(self, fn: Any) -> tuple | None:
+        """fn's saved tensors, or None when one was changed in place since forward (they are refused)."""
+        try:
+            return fn.saved_tensors
+        except Exception:  # noqa: BLE001 - a picture says so, it never fails
+            return None
+
+    def graphless_roots(self) -> list:
+        """Positions in roots of the Variables that have no graph (volatile ones)."""
+        return list(self._graphless)
+
     def root_slots(self) -> list:
         """(Function, output index) of each root Variable, once each, in the order given."""
         return list(self._root_slots)
@@ -205,13 +247,8 @@ class GraphView:
         The walk starts at each root's ``grad_fn``: none for a leaf, nor for a root that needs no
         gradient (the indices of ``max``), as in PyTorch.
         """
-        reached = set()
-        todo = []
-        for root in self.roots:
-            fn = root.creator
-            if root.requires_grad and not self.is_leaf(fn) and fn not in reached:
-                reached.add(fn)
-                todo.append(fn)
+        reached = set(self._modern_starts)
+        todo = list(reached)
         while todo:
             fn = todo.pop()
             for edge in self.inputs[fn]:
