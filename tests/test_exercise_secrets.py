@@ -92,6 +92,17 @@ def test_a_prediction_half_made_is_not_solved_and_names_what_is_missing():
     assert verdict.case == "not solved yet" and "but not predicted_order" in verdict.hint, str(verdict)
 
 
+@pytest.mark.parametrize(
+    "exercise_id, names",
+    [("ch04.dependencies", "predicted_counts, predicted_order"), ("ch06.inplace", "predicted_raises")],
+)
+def test_a_prediction_checked_before_its_cell_ran_says_to_run_the_cell(exercise_id, names):
+    verdict = evaluate(exercise_id, {})
+    assert verdict.case == "not solved yet", str(verdict)  # the grader's report counts it as not solved
+    run_the_cell = "run the exercise cell above (after replacing its raise line)"
+    assert verdict.hint == f"{names} not defined: {run_the_cell}", str(verdict)
+
+
 @pytest.mark.parametrize("message", ["", STUB_MESSAGE])
 def test_the_stubs_not_implemented_error_is_not_solved_yet(message):
     def describe(v):

@@ -45,6 +45,13 @@ def test_a_replaced_function_method_or_property_is_named(snapshot, monkeypatch, 
     assert snapshot.replaced() == [shown]
 
 
+def test_an_inherited_method_hidden_by_one_of_the_class_own_is_named(snapshot, monkeypatch):
+    # Variable gets * from VariableMethods: Variable.__mul__ = ... adds a name rather than rebinding one
+    assert "__mul__" not in vars(varfunc.Variable)
+    monkeypatch.setattr(varfunc.Variable, "__mul__", lambda self, other: 3)
+    assert snapshot.replaced() == ["varfunc.variable.Variable.__mul__"]
+
+
 def test_a_changed_constant_table_of_varfunc_is_named(snapshot, monkeypatch):
     # ch10's checks name the nodes with MODERN_NAMES: {"Add": "Add"} made v0.1 names pass as today's
     import varfunc.modern as modern

@@ -1,5 +1,15 @@
 """Self-checking exercises: ``check("ch03.mul")`` in a notebook prints whether the exercise passes and why."""
 
-from .core import REGISTRY, CheckFailed, Exercise, Verdict, check, evaluate, exercise, lookup
+from .core import REGISTRY, CheckFailed, Exercise, Verdict, check, evaluate, exercise, lookup, passes
 
-__all__ = ["REGISTRY", "CheckFailed", "Exercise", "Verdict", "check", "evaluate", "exercise", "lookup"]
+__all__ = [
+    "REGISTRY",
+    "CheckFailed",
+    "Exercise",
+    "Verdict",
+    "check",
+    "evaluate",
+    "exercise",
+    "lookup",
+    "passes",
+]

@@ -3,30 +3,44 @@
 Each chapter module (``ch02.py``, ``ch03.py``, ...) registers its exercises with ``@exercise``. A
 check function gets the student's namespace (the notebook's variables) and raises ``CheckFailed``
 with the case that failed, what was expected, what it got, and a hint. ``check(id)`` runs one
-exercise and prints a short verdict; ``evaluate(id, namespace)`` returns it as a ``Verdict``.
+exercise and prints a short verdict; ``evaluate(id, namespace)`` returns it as a ``Verdict``, and
+``passes(id)`` says whether it passes. In a notebook's kernel, ``check`` and ``passes`` also fail an
+exercise whose cell raised the last time it ran, or whose kernel's library code was replaced
+(``session.py``). The helpers for writing checks are in ``expect.py``.
 """
 
 from __future__ import annotations
 
 import importlib
 import inspect
-import sys
+import io
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, redirect_stderr, redirect_stdout
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-from ..errors import ShapeError
 from ..variable import Variable
+from .expect import (  # noqa: F401 - the chapters import the helpers for writing checks from here
+    SECRET,
+    CheckFailed,
+    as_numbers,
+    expect_close,
+    expect_equal,
+    expect_raises,
+    kit_code_refused,
+    parts,
+)
 from .floats import numpy_defaults
+from .session import RESTART_HINT, FailedRun, replaced_case, session, stale_case
 
 REGISTRY: dict[str, Exercise] = {}
 RAISED = "your code raised an error"  # a verdict's case with nothing to expect, only what was raised
 NOT_SOLVED = "not solved yet"
 STUB_MESSAGE = "Your code here: replace this line with your solution."  # notebook.STUB raises it
 STUB_HINT = "replace the `raise NotImplementedError(...)` line with your code and run it"
+RUN_THE_CELL = "run the exercise cell above (after replacing its raise line)"
 
 
 @dataclass(frozen=True)
@@ -53,14 +67,6 @@ def exercise(exercise_id: str, *, title: str, points: int, needs: tuple[str, ...
         return run
 
     return register
-
-
-class CheckFailed(Exception):
-    """Raised by a check: which case failed, what was expected, what the student's code gave, a hint."""
-
-    def __init__(self, case: str, expected: Any = None, got: Any = None, hint: str = "") -> None:
-        super().__init__(case)
-        self.case, self.expected, self.got, self.hint = case, expected, got, hint
 
 
 @dataclass
@@ -112,9 +118,6 @@ def kits_own(answer: Any, methods: tuple = ("forward", "backward")) -> str:
 
 def _from_the_kit(obj: Any) -> bool:
     return (getattr(obj, "__module__", None) or "").startswith("varfunc.")
-
-
-SECRET = "(not shown: work it out)"
 
 
 def show(value: Any) -> str:
@@ -197,7 +200,7 @@ def running(case: str) -> Iterator[None]:
         yield
     except CheckFailed:
         raise
-    except Exception as error:
+    except (Exception, KeyboardInterrupt) as error:  # check names the case that Ctrl-C interrupted
         if not hasattr(error, RUNNING_CASE):
             try:
                 setattr(error, RUNNING_CASE, case)
@@ -225,12 +228,28 @@ class NotSolved(NotImplementedError):
         self.hint = (
             f"the cell defines {', '.join(defined)} but not {', '.join(missing)}: define every answer"
             if defined
-            else STUB_HINT
+            else f"{', '.join(missing)} not defined: {RUN_THE_CELL}"
         )
+
+
+_ANSWERS_READ: list[set[str]] = []  # the names require() read: one set per answers_read() block now open
+
+
+@contextmanager
+def answers_read() -> Iterator[set[str]]:
+    """The names of the answers that the checks run in the block require()."""
+    names: set[str] = set()
+    _ANSWERS_READ.append(names)
+    try:
+        yield names
+    finally:
+        _ANSWERS_READ.remove(names)
 
 
 def require(ns: dict, *names: str) -> None:
     """NotSolved unless the exercise cell defined every one of names (its stub raises before it does)."""
+    for read in _ANSWERS_READ:
+        read.update(names)
     missing = [name for name in names if name not in ns]
     if missing:
         raise NotSolved(missing, names)
@@ -238,7 +257,54 @@ def require(ns: dict, *names: str) -> None:
 
 def check(exercise_id: str, namespace: dict | None = None) -> None:
     """Check one exercise against the notebook's variables and print the verdict."""
-    print(evaluate(exercise_id, namespace if namespace is not None else _callers_namespace()))
+    namespace = namespace if namespace is not None else _callers_namespace()
+    try:
+        verdict = notebook_verdict(exercise_id, namespace)
+    except KeyboardInterrupt as interrupt:
+        print(interrupted(lookup(exercise_id), interrupt))
+        raise KeyboardInterrupt from None  # its traceback ends here, not deep in the checks
+    print(verdict)
+
+
+def passes(exercise_id: str, namespace: dict | None = None) -> bool:
+    """True when the exercise passes its check, run without printing: for cells that use the answer."""
+    namespace = namespace if namespace is not None else _callers_namespace()
+    with redirect_stdout(io.StringIO()), redirect_stderr(io.StringIO()):
+        return notebook_verdict(exercise_id, namespace).passed
+
+
+def notebook_verdict(exercise_id: str, namespace: dict) -> Verdict:
+    """evaluate's verdict; in a kernel, a failure when library code was replaced or when the exercise's
+    cell raised the last time it ran (the check would see an earlier run's code)."""
+    ex, kernel = lookup(exercise_id), session()
+    if kernel is None:
+        return evaluate(exercise_id, namespace)
+    replaced = kernel.replaced()
+    if replaced:
+        return Verdict(ex, False, replaced_case(replaced), hint=RESTART_HINT)
+    stale = kernel.stale(ex.needs, namespace)
+    if stale:
+        return _stale_verdict(ex, stale)
+    with answers_read() as answers:
+        verdict = evaluate(exercise_id, namespace)
+    replaced = kernel.replaced()
+    if replaced:
+        return Verdict(ex, False, replaced_case(replaced, while_checking=True), hint=RESTART_HINT)
+    stale = kernel.stale(sorted(answers), namespace)
+    return _stale_verdict(ex, stale) if stale else verdict
+
+
+def _stale_verdict(ex: Exercise, stale: dict[str, FailedRun]) -> Verdict:
+    """A failure: the exercise cell raised the last time it ran, before it bound these names anew."""
+    case, hint = stale_case(stale)
+    return Verdict(ex, False, case, hint=hint)
+
+
+def interrupted(ex: Exercise, interrupt: KeyboardInterrupt) -> str:
+    """'✘ ch03.mul interrupted while running your Mul on case ...: not checked'."""
+    case = getattr(interrupt, RUNNING_CASE, "")
+    on_case = f" on case {case}" if isinstance(case, str) and case else ""
+    return f"✘ {ex.id} interrupted while running your {', '.join(ex.needs) or 'answer'}{on_case}: not checked"
 
 
 def _callers_namespace() -> dict:
@@ -253,133 +319,4 @@ def _callers_namespace() -> dict:
     return inspect.stack()[2].frame.f_globals
 
 
-# --- helpers for writing checks -------------------------------------------------------------------
-
-
-def expect_close(
-    case: str,
-    got: Any,
-    expected: Any,
-    hint: str = "",
-    rtol: float = 1e-6,
-    atol: float = 1e-8,
-    at: tuple[str, Any] | None = None,
-    secret: bool = False,
-) -> None:
-    """CheckFailed unless got has expected's shape and values (within tolerance).
-
-    at: (name, the input values), one per element: the verdict then names the worst element by its
-    input and shows both values to 12 digits, where printed arrays would round them alike.
-    secret: a prediction's answer, which the verdict must not show.
-    """
-    got_array = np.asarray(got.data if isinstance(got, Variable) else got)
-    expected_array = np.asarray(expected)
-    if got_array.shape != expected_array.shape:
-        raise CheckFailed(f"{case} (shape)", expected_array.shape, got_array.shape, hint)
-    close = np.isclose(got_array, expected_array, rtol=rtol, atol=atol, equal_nan=True)
-    if not close.all():
-        if at is not None:
-            case += ", " + _worst(got_array, expected_array, close, rtol, atol, at)
-        raise CheckFailed(case, SECRET if secret else expected_array, got_array, hint)
-
-
-def _worst(got: Any, expected: Any, close: Any, rtol: float, atol: float, at: tuple[str, Any]) -> str:
-    """'worst at a = -30: expected 1.87152459377e-13, got 0': the element furthest out of tolerance."""
-    with np.errstate(invalid="ignore"):
-        excess = np.abs(got - expected) - (atol + rtol * np.abs(expected))
-    excess = np.where(close, -np.inf, np.where(np.isnan(excess), np.inf, excess)).reshape(-1)
-    k = int(np.argmax(excess))
-    name, inputs = at
-    value, want, have = np.asarray(inputs).reshape(-1)[k], expected.reshape(-1)[k], got.reshape(-1)[k]
-    return f"worst at {name} = {value:g}: expected {want:.12g}, got {have:.12g}"
-
-
-def expect_equal(case: str, got: Any, expected: Any, hint: str = "", secret: bool = False) -> None:
-    """CheckFailed unless got == expected (secret: a prediction's answer, not shown)."""
-    if not _is_plain(got):
-        raise CheckFailed(
-            case,
-            "Python's or NumPy's own values (str, int, list, ...)",
-            f"an object of your own class {type(got).__name__}",
-            "return plain values",
-        )
-    if not _same(got, expected):
-        raise CheckFailed(case, SECRET if secret else expected, got, hint)
-
-
-def as_numbers(name: str, value: Any) -> np.ndarray:
-    """A predicted list of numbers as a float array; CheckFailed saying the format when it is not one."""
-    try:
-        return np.asarray(value, dtype=float)
-    except (TypeError, ValueError):
-        raise CheckFailed(
-            name, "a list of numbers", value, "write the numbers as a list: [1.0, 2.0]"
-        ) from None
-
-
-def _same(got: Any, expected: Any) -> bool:
-    """got == expected as one yes or no: an array's elementwise answer (an array where None or a
-    list was expected) is a wrong answer to show, not an error of the student's code."""
-    try:
-        return bool(got == expected)
-    except (ValueError, ShapeError):  # NumPy's and a Variable's "truth value is ambiguous"
-        return False
-
-
-def _is_plain(value: Any) -> bool:
-    """True for Python's, NumPy's and the kit's own values, and containers of them: their == is not
-    the student's (a class of the student's could make == always true)."""
-    return all(type(part).__module__.startswith(("builtins", "numpy", "varfunc")) for part in parts(value))
-
-
-def parts(value: Any) -> Iterator:
-    """value, and everything a list, tuple, set or dict in it holds (a dict's keys too)."""
-    yield value
-    if isinstance(value, dict):
-        for key, item in value.items():
-            yield from parts(key)
-            yield from parts(item)
-    elif isinstance(value, (list, tuple, set, frozenset)):
-        for item in value:
-            yield from parts(item)
-
-
-def expect_raises(case: str, error: type, call: Callable[[], Any], hint: str = "") -> None:
-    """CheckFailed unless call() raises error."""
-    try:
-        call()
-    except error:
-        return
-    except Exception as other:  # noqa: BLE001
-        raise CheckFailed(case, error.__name__, f"{type(other).__name__}: {other}", hint) from None
-    raise CheckFailed(case, f"{error.__name__} raised", "no error", hint)
-
-
-@contextmanager
-def kit_code_refused(case: str, hint: str, *targets: tuple) -> Iterator[None]:
-    """While the block runs, each (owner, name) of the kit's code raises CheckFailed when it starts,
-    however the answer reaches it (its name, a default argument, functools.partial, a dict, a function
-    made from its code): an answer must not call the code it is asked to write.
-
-    A profile function (sys.setprofile) watches every call the block makes for the kit's code objects;
-    the exception it raises stops the call it saw (and switches the watching off).
-    """
-    refused = {getattr(owner, name).__code__: getattr(owner, name) for owner, name in targets}
-
-    def watch(frame: Any, event: str, arg: Any) -> None:
-        if event == "call" and frame.f_code in refused:
-            called, caller = refused[frame.f_code], frame.f_back.f_code
-            raise CheckFailed(
-                case,
-                "your own code",
-                f"{getattr(caller, 'co_qualname', caller.co_name)} calls the kit's "
-                f"{called.__module__}.{called.__qualname__}",
-                hint,
-            )
-
-    before = sys.getprofile()
-    sys.setprofile(watch)
-    try:
-        yield
-    finally:
-        sys.setprofile(before)
+session()  # in a notebook's kernel: the library snapshot, taken when varfunc.grading is imported

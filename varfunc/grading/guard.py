@@ -5,7 +5,8 @@ A notebook that replaced one of those (``np.allclose = lambda *a, **k: True``, a
 ``display`` that rewrites verdicts) would pass anything. So the grader's kernel runs a startup file
 (``STARTUP``) before the submission's first cell: it takes a ``Snapshot`` of every function, class
 and method in the watched modules (and of the code and default arguments of each Python function
-among them, NumPy's dispatchers included) and keeps IPython's ``display``, the shell's display
+among them, NumPy's dispatchers included, and of the methods each class inherits, which a method of
+its own would hide: ``Variable.__mul__ = ...``) and keeps IPython's ``display``, the shell's display
 publisher's ``publish`` and ``importlib.import_module`` as they were. Before and again
 after an exercise's checks run, ``Snapshot.replaced()`` lists what the notebook rebound or rewrote
 since, and whether the contents of varfunc's constant tables (``MODERN_NAMES``, ...) changed; if
@@ -80,6 +81,7 @@ class Snapshot:
         self.publish = _publish_of(shell)  # what display() ends in: the shell's display_pub.publish
         self.behaviours = {key: _behaviour(value) for key, value in entries.items()}
         self.tables = _tables()
+        self.inherited = _inherited()
 
     @classmethod
     def take(cls) -> Snapshot:
@@ -115,6 +117,8 @@ class Snapshot:
                 found.append(f"{owner}.{name}")
             elif not _identical(_behaviour(value), self.behaviours[(owner, name)]):
                 found.append(f"the code or defaults of {owner}.{name}")
+        for owner, names in self.inherited.items():  # Variable.__mul__ = ... hides VariableMethods.__mul__
+            found += [f"{owner}.{name}" for name in names if name in current.get(owner, {})]
         found += self._publisher_replaced()
         now = _tables()
         found += [
@@ -153,7 +157,7 @@ def _publish_of(shell: Any) -> Callable | None:
 def _tables() -> dict[tuple[str, str], Any]:
     """A copy of each constant table of varfunc (a module-level dict, list or set with a public
     UPPER_CASE name, such as varfunc.modern.MODERN_NAMES): the checks compute their answers with them.
-    (Private ones, such as function._FLAGS, are caches the kit itself fills.)"""
+    (Private ones, such as function._SHARED, are caches the kit itself fills.)"""
     return {
         (module.__name__, name): copy.deepcopy(value)
         for module in _watched_modules()
@@ -161,6 +165,20 @@ def _tables() -> dict[tuple[str, str], Any]:
         for name, value in list(vars(module).items())
         if name.isupper() and not name.startswith("_") and type(value) in (dict, list, set)
     }
+
+
+def _inherited() -> dict[str, frozenset[str]]:
+    """For each watched class, the functions and methods it inherits rather than defines itself."""
+    found = {}
+    for module in _watched_modules():
+        for owner, cls in _classes(module):
+            found[owner] = frozenset(
+                name
+                for base in cls.__mro__[1:]
+                for name, value in list(vars(base).items())
+                if name not in vars(cls) and _watched(value)
+            )
+    return found
 
 
 def _same(now: Any, then: Any) -> bool:
@@ -206,13 +224,18 @@ def _identical(now: tuple, then: tuple) -> bool:
     return len(now) == len(then) and all(a is b for a, b in zip(now, then))
 
 
-def _namespaces(module: Any) -> list[tuple[str, dict]]:
+def _namespaces(module: Any) -> list[tuple[str, Any]]:
     """(dotted name, namespace) for the module and for each class defined in it."""
-    found = [(module.__name__, vars(module))]
-    for name, value in list(vars(module).items()):
-        if isinstance(value, type) and value.__module__ == module.__name__:
-            found.append((f"{module.__name__}.{name}", vars(value)))
-    return found
+    return [(module.__name__, vars(module))] + [(owner, vars(cls)) for owner, cls in _classes(module)]
+
+
+def _classes(module: Any) -> list[tuple[str, type]]:
+    """(dotted name, class) for each class defined in the module."""
+    return [
+        (f"{module.__name__}.{name}", value)
+        for name, value in list(vars(module).items())
+        if isinstance(value, type) and value.__module__ == module.__name__
+    ]
 
 
 def kept_snapshot() -> Snapshot | None:

@@ -8,10 +8,10 @@ also names that cell, so the student fixes the cause first; an earlier failure t
 
 from __future__ import annotations
 
-import ast
 import re
 from typing import Any
 
+from .bindings import may_define
 from .core import NOT_SOLVED, Exercise, is_stub_message
 from .execute import EXIT_CALL, CellRun, verdict_of
 from .notebook import cell_name, nbgrader_meta, source_of
@@ -103,7 +103,7 @@ def _earlier_failure(ex: Exercise, plan: Plan, runs: list[CellRun], name: str) -
     graded = set(plan.solution.values()) | set(plan.runner.values())
     for position in range(plan.solution.get(ex.id, 0)):
         run, source = runs[position], source_of(plan.nb.cells[position])
-        if run.status in FAILED and position not in graded and _may_define(source, name):
+        if run.status in FAILED and position not in graded and may_define(source, name):
             first_line = source.strip().splitlines()[0][:40]
             where = cell_name(plan.original[position])
             return (
@@ -111,51 +111,6 @@ def _earlier_failure(ex: Exercise, plan: Plan, runs: list[CellRun], name: str) -
                 "defines, is missing; fix that cell first"
             )
     return ""
-
-
-def _may_define(source: str, name: str) -> bool:
-    """True when the cell's code binds name outside its functions and classes, or may (it cannot be
-    parsed, or it imports *)."""
-    try:
-        tree = ast.parse(_python_of(source))
-    except SyntaxError:
-        return True
-    bound = _Bound()
-    bound.visit(tree)
-    return name in bound.names or "*" in bound.names
-
-
-def _python_of(source: str) -> str:
-    """A cell's source as Python: IPython's magics (%time, !pip) turned into calls, as the kernel does."""
-    try:
-        from IPython.core.inputtransformer2 import TransformerManager
-    except ImportError:
-        return source
-    return TransformerManager().transform_cell(source)
-
-
-class _Bound(ast.NodeVisitor):
-    """The names a module's code binds at its top level (not in its functions' or classes' bodies)."""
-
-    def __init__(self) -> None:
-        self.names: set[str] = set()
-
-    def visit_Name(self, node: ast.Name) -> None:
-        if isinstance(node.ctx, ast.Store):
-            self.names.add(node.id)
-
-    def visit_FunctionDef(self, node: ast.AST) -> None:
-        self.names.add(node.name)  # its body binds names of its own
-
-    visit_AsyncFunctionDef = visit_ClassDef = visit_FunctionDef
-
-    def visit_Lambda(self, node: ast.AST) -> None:
-        pass  # its arguments are its own
-
-    def visit_Import(self, node: ast.Import | ast.ImportFrom) -> None:
-        self.names.update(alias.asname or alias.name.split(".")[0] for alias in node.names)
-
-    visit_ImportFrom = visit_Import
 
 
 def _what_went_wrong(run: CellRun) -> str:
