@@ -16,8 +16,7 @@ import numpy as np
 from .backend import to_device
 from .data.loader import as_arrays
 from .errors import ShapeError
-from .nn import Module
-from .nn.losses import _classes
+from .nn import Module, classes_from_scores
 from .variable import Variable
 
 
@@ -102,7 +101,7 @@ def predict_classes(model: Module, X: Any, threshold: float | None = None) -> np
         )
     with _eval_mode(model):  # Dropout off, as in evaluate: the same X gives the same classes
         output = model(Variable(x, volatile=True))
-    return _classes(to_device(output.data, "cpu"), threshold, "predict_classes")
+    return classes_from_scores(to_device(output.data, "cpu"), threshold, caller="predict_classes")
 
 
 def plot_decision_boundary(

@@ -319,22 +319,21 @@ def _uniform_target_loss(log_probs: Variable, nll: functions.NLLLoss, class_weig
     return kept.sum() if nll.reduction == "sum" else kept.sum() / nll.kept_weight()
 
 
-def classes_from_scores(scores: np.ndarray, threshold: float | None = None) -> np.ndarray:
+def classes_from_scores(
+    scores: np.ndarray, threshold: float | None = None, *, caller: str = "classes_from_scores"
+) -> np.ndarray:
     """The class each row's scores pick: the largest; one score per row: 1 above threshold, else 0.
 
     One score per row (shape (N,) or (N, 1)) is a binary classifier's, and only its maker knows what
     it is: pass threshold=0.5 for a probability (a Sigmoid's output, or a model trained toward 0/1
     targets with mse_loss), threshold=0.0 for a logit. It is not guessed from the values (torchmetrics
     reads them as probabilities when all lie in [0, 1]): one row above 1 would change every other row.
+    caller: the name its errors give (accuracy and predict_classes pass theirs).
     """
-    return _classes(scores, threshold, "classes_from_scores")
-
-
-def _classes(scores: np.ndarray, threshold: float | None, op: str) -> np.ndarray:
     if scores.ndim == 1 or (scores.ndim == 2 and scores.shape[1] == 1):
         if threshold is None:
             raise ValueError(
-                f"{op}: one score per row (shape {scores.shape}) is 1 or 0 only by a threshold: pass "
+                f"{caller}: one score per row (shape {scores.shape}) is 1 or 0 only by a threshold: pass "
                 "threshold=0.5 if it is a probability (a Sigmoid's output, or trained toward 0/1 with "
                 "mse_loss), threshold=0.0 if it is a logit; in fit's metrics: "
                 "{'accuracy': lambda out, y: nn.accuracy(out, y, threshold=0.5)}"
@@ -342,7 +341,7 @@ def _classes(scores: np.ndarray, threshold: float | None, op: str) -> np.ndarray
         return (scores.reshape(-1) > threshold).astype(np.int64)
     if threshold is not None:
         raise ValueError(
-            f"{op}: threshold is for one score per row; these scores have {scores.shape[-1]} per row "
+            f"{caller}: threshold is for one score per row; these scores have {scores.shape[-1]} per row "
             f"(shape {scores.shape}), and the largest picks the class"
         )
     return scores.argmax(axis=-1)
@@ -364,7 +363,7 @@ def accuracy(input: Any, target: Any, threshold: float | None = None) -> float:
         raise ShapeError(
             "accuracy: the scores are one number; pass one row of scores per sample, (N, C) or (N,)"
         )
-    predicted = _classes(scores, threshold, "accuracy")
+    predicted = classes_from_scores(scores, threshold, caller="accuracy")
     if labels.size != predicted.size:
         raise ShapeError(
             f"accuracy: scores of shape {scores.shape} give {predicted.size} predictions but there are "
