@@ -18,6 +18,8 @@ from dataclasses import dataclass
 import numpy as np
 from hypothesis import strategies as st
 
+import varfunc as vf
+
 LEAF_SHAPES = ((3, 1), (1, 4), (4,), (3, 4), (1,), ())
 
 
@@ -194,3 +196,12 @@ def output_shape(program: Program) -> tuple:
         else:
             shapes.append(first)
     return shapes[-1]
+
+
+def chain(n: int) -> tuple:
+    """(x, y): y = x * 1.0 repeated n times, a graph of n + 1 nodes for the size limits' tests."""
+    x = vf.Variable(np.array([1.0]))
+    y = x
+    for _ in range(n):
+        y = y * 1.0
+    return x, y

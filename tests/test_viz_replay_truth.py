@@ -4,6 +4,7 @@ that must not mislead (the red edge, a leaf as root, the colours, the size of a 
 
 import numpy as np
 import pytest
+from graphs import chain
 
 import varfunc as vf
 from varfunc import Function, viz
@@ -253,14 +254,6 @@ def test_done_differs_from_not_reached_and_the_legend_names_the_output():
     assert not_reached.endswith(f"fillcolor={COLORS['function']}]")
     assert COLORS["done"] != COLORS["function"] and COLORS["done"] not in ("grey92", "lightgrey")
     assert '\t\tlegend_output [label="output" fillcolor=darkolivegreen1 shape=ellipse]' in frame
-
-
-def chain(n):
-    x = vf.Variable(np.array([1.0]))
-    y = x
-    for _ in range(n):
-        y = y * 1.0
-    return x, y
 
 
 def test_a_large_graphs_first_line_is_short_and_its_frames_are_advised_against():

@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytest
+from graphs import chain
 
 import varfunc as vf
 from varfunc.viz import GraphTooLarge, trace
@@ -172,14 +173,6 @@ def test_modern_style_names_the_caption_log_and_ready_box():
     assert recording.visit_order == ["SumBackward0#2", "MulBackward0#1", "AccumulateGrad#0"]
     frame = recording.frames[4].source  # MulBackward0#1 became ready
     assert "\\nMulBackward0#1" in label_of(frame, "ready") and "MulConstant" not in frame
-
-
-def chain(n):
-    x = vf.Variable(np.array([1.0]))
-    y = x
-    for _ in range(n):
-        y = y * 1.0
-    return x, y
 
 
 def test_frames_are_refused_past_max_nodes_but_the_log_is_not(tmp_path):
