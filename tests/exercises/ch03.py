@@ -278,6 +278,14 @@ WRONG_ANSWERS = {
             MUL_READS_THE_NOTEBOOKS_VARIABLES,
         ),
         ("forward casts its result to float32", MUL_FLOAT32),
+        (
+            "backward casts the gradient for a to float32",
+            MUL_RETURNING.replace(
+                "GRADS",
+                "sum_to_shape(grad_output * b, a.shape).astype(np.float32), "
+                "sum_to_shape(grad_output * a, b.shape)",
+            ),
+        ),
     ],
     "ch03.div": [
         ("keeps the first row of a stretched dim (take([0]))", DIV_TAKES_THE_FIRST),
@@ -288,6 +296,10 @@ WRONG_ANSWERS = {
         ("gradient for b written as g / b, like a's", DIV_MUL_FORWARD),
         ("kept a and b as attributes instead of save_for_backward", DIV_ATTRIBUTES),
         ("forward casts its result to float32", DIV_FLOAT32),
+        (
+            "b**2 in float32 in the gradient for b",
+            DIV_SIGN.replace("grad_output * a / b**2", "-grad_output * a / np.square(b).astype(np.float32)"),
+        ),
     ],
 }
 

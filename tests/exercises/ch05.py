@@ -92,6 +92,17 @@ def my_sum_to_shape(grad, shape):
     + BROADCAST_MUL
 )
 
+SUM_DECIDES_FROM_THE_FIRST_DIM = (
+    """
+def my_sum_to_shape(grad, shape):
+    extra = grad.ndim - len(shape)
+    grad = grad.sum(axis=tuple(range(extra)))
+    stretched = tuple(i for i, n in enumerate(shape) if n == 1 and grad.shape[0] != 1)
+    return grad.sum(axis=stretched, keepdims=True)
+"""
+    + BROADCAST_MUL
+)
+
 SUM_STRETCHED_ONLY = (
     """
 def my_sum_to_shape(grad, shape):
@@ -334,11 +345,22 @@ WRONG_ANSWERS = {
         ("BroadcastMul calls the package's sum_to_shape, not my_sum_to_shape", BROADCAST_CALLS_THE_KITS),
         ("sums only the leading dims", SUM_LEADING_ONLY),
         ("sums only the stretched size-1 dims", SUM_STRETCHED_ONLY),
+        ("decides every dim from grad.shape[0], not grad.shape[i]", SUM_DECIDES_FROM_THE_FIRST_DIM),
+        (
+            "decides dim i from grad.shape[i - 1]",
+            SUM_DECIDES_FROM_THE_FIRST_DIM.replace("grad.shape[0] != 1", "grad.shape[i - 1] != 1"),
+        ),
         ("sums the stretched dims without keepdims", SUM_WITHOUT_KEEPDIMS),
         ("swapped gradients in BroadcastMul", BROADCAST_SWAPPED),
         ("BroadcastMul's backward does not sum back", BROADCAST_NO_SUM_IN_BACKWARD),
     ],
     "ch05.matmul": [
+        (
+            "grad_a cast to float32",
+            MATMUL_GRAD_B_TRANSPOSED.replace(
+                "grad_a = grad_output @ b.T", "grad_a = (grad_output @ b.T).astype(np.float32)"
+            ).replace("(a.T @ grad_output).T", "a.T @ grad_output"),
+        ),
         ("no transposes", MATMUL_NO_TRANSPOSES),
         ("grad_b transposed", MATMUL_GRAD_B_TRANSPOSED),
         ("operands in the wrong order (right only for symmetric cases)", MATMUL_SQUARE_ONLY),

@@ -47,6 +47,14 @@ grad_after_reset = x.grad.copy()
     "ch06.clip_hook": [
         ("logs max |g| as an int", _clip_hook("int(np.abs(grad).max())", "np.clip(grad, -limit, limit)")),
         (
+            "logs max |g| as a NumPy scalar (no float(...))",
+            _clip_hook("np.abs(grad).max()", "np.clip(grad, -limit, limit)"),
+        ),
+        (
+            "returns the clipped gradient as float32",
+            _clip_hook("float(np.abs(grad).max())", "np.clip(grad, -limit, limit).astype(np.float32)"),
+        ),
+        (
             "logs max |g| rounded",
             _clip_hook("round(float(np.abs(grad).max()))", "np.clip(grad, -limit, limit)"),
         ),

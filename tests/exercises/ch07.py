@@ -57,6 +57,10 @@ def _mul_add(backward_body: str) -> str:
 WRONG_ANSWERS = {
     "ch07.softplus": [
         ("naive log(1 + exp(a))", _softplus("np.log(1 + np.exp(a))", SIGMOID)),
+        (
+            "backward computes the sigmoid in float32",
+            _softplus(STABLE, "grad_output * np.exp(-np.logaddexp(0, -a.astype(np.float32)))"),
+        ),
         ("log1p(exp(a)): still overflows", _softplus("np.log1p(np.exp(a))", SIGMOID)),
         ("backward exp(a) / (1 + exp(a))", _softplus(STABLE, "grad_output * np.exp(a) / (1 + np.exp(a))")),
         ("backward uses softplus itself", _softplus(STABLE, f"grad_output * ({STABLE})")),
@@ -102,6 +106,23 @@ WRONG_ANSWERS = {
         ),
     ],
     "ch07.clamp_ste": [
+        (
+            "mask from the distance to the midpoint of [lo, hi]",
+            _clamp(
+                MARKED.replace(
+                    "((a < self.lo) | (a > self.hi))",
+                    "(np.abs(a - (self.lo + self.hi) / 2) > (self.hi - self.lo) / 2)",
+                )
+            ),
+        ),
+        (
+            "clamped values cast to float64",
+            _clamp(
+                MARKED.replace(
+                    "np.clip(a, self.lo, self.hi)", "np.clip(a, self.lo, self.hi).astype(np.float64)"
+                )
+            ),
+        ),
         (
             "lo and hi made ints in __init__",
             _clamp(MARKED).replace("= lo\n", "= int(lo)\n").replace("= hi\n", "= int(hi)\n"),

@@ -74,6 +74,15 @@ WRONG_ANSWERS = {
     "ch08.momentum_sgd": [
         ("buffers keyed by the parameter's shape (same-shape parameters share one)", MOMENTUM_KEYED_BY_SHAPE),
         ("keeps params as given: a generator is used up", MOMENTUM_KEEPS_THE_GENERATOR),
+        ("momentum defaults to 0, not 0.9", MOMENTUM_RIGHT.replace("momentum=0.9):", "momentum=0):")),
+        (
+            "p.data = p.data - lr * buf: a new array, not an update in place",
+            MOMENTUM_RIGHT.replace("p.data -= self.lr * buf", "p.data = p.data - self.lr * buf"),
+        ),
+        (
+            "the first buffer a float32 copy of the gradient",
+            MOMENTUM_RIGHT.replace("self.buffers[i] = g.copy()", "self.buffers[i] = g.astype(np.float32)"),
+        ),
         (
             "a class of its own around the kit's SGD",
             "from varfunc import optim\n\n"

@@ -10,7 +10,15 @@ import numpy as np
 from ..errors import ShapeError
 from ..function import Function
 from ..variable import Variable
-from .core import MISSING_GRAD_OUTPUT, CheckFailed, exercise, expect_close, expect_equal, running
+from .core import (
+    MISSING_GRAD_OUTPUT,
+    ROUNDED_TO_FLOAT32,
+    CheckFailed,
+    exercise,
+    expect_close,
+    expect_equal,
+    running,
+)
 from .in_place import expect_in_place_changes_caught
 
 # (shape of a, shape of b): same shapes, a broadcast vector, both broadcast, a 0-d operand, and b
@@ -69,7 +77,33 @@ def _check_binary_op(namespace: dict, name: str, reference: Callable, formulas: 
         with running(case):
             _check_shapes(cls, case, seed, (shape_a, shape_b), reference, formulas, name == "Div")
     _check_one_input_needs_grad(cls, name, reference, formulas)
+    _check_float64_digits(cls, name)
     _check_input_changed_in_place(cls, name, reference)
+
+
+_EXACT_GRADS = {
+    "Mul": lambda a, b, g: (g * b, g * a),
+    "Div": lambda a, b, g: (g / b, -g * a / (b * b)),
+}
+
+
+def _check_float64_digits(cls: type, name: str) -> None:
+    """Gradients to float64's last digits (a float32 cast or constant in backward rounds to 7)."""
+    a_data, b_data = np.array([1 / 3, 2 / 3, 5 / 7]), np.array([3 / 7, -1.1, 1.3])
+    g = np.array([0.1, 0.7, -0.3])
+    a, b = Variable(a_data.copy()), Variable(b_data.copy())
+    case = f"{name} of float64 inputs [1/3, 2/3, 5/7] and [3/7, -1.1, 1.3]"
+    with running(case):
+        cls()(a, b).backward(g.copy())
+    for label, leaf, exact in zip("ab", (a, b), _EXACT_GRADS[name](a_data, b_data, g)):
+        expect_close(
+            f"{case}: gradient for {label} to float64's last digits",
+            leaf.grad,
+            exact,
+            ROUNDED_TO_FLOAT32,
+            rtol=1e-12,
+            atol=1e-15,
+        )
 
 
 def _check_shapes(

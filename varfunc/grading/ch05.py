@@ -14,6 +14,7 @@ from ..gradcheck import gradcheck
 from ..variable import Variable
 from .core import (
     MISSING_GRAD_OUTPUT,
+    ROUNDED_TO_FLOAT32,
     CheckFailed,
     exercise,
     expect_close,
@@ -148,6 +149,12 @@ def check_broadcast(ns: dict) -> None:
     _check_broadcast(ns["my_sum_to_shape"], ns["BroadcastMul"], hint)
 
 
+_NEIGHBOUR_DIM = (
+    "the last dim, stretched from 1 to 4, was not summed: whether dim i is summed depends on shape[i] and "
+    "grad.shape[i], the same i (after the leading dims are summed away), not on another dim of grad"
+)
+
+
 def _check_broadcast(my_sum_to_shape: Any, BroadcastMul: Any, hint: str) -> None:
     """my_sum_to_shape against references computed first, then BroadcastMul under gradcheck, while the
     package's sum_to_shape is switched off."""
@@ -156,7 +163,7 @@ def _check_broadcast(my_sum_to_shape: Any, BroadcastMul: Any, hint: str) -> None
         ((3, 4), (4,)),
         ((3, 4), (3, 1)),
         ((3, 4), (1, 4)),
-        ((2, 3, 4), (3, 1)),
+        ((2, 1, 1, 4), (1, 1, 1)),  # size-1 dims of grad beside a stretched one: each dim decides alone
         ((2, 3, 4), (1, 1, 4)),
         ((3, 4), ()),
         ((3, 4), (3, 4)),
@@ -173,7 +180,9 @@ def _check_broadcast(my_sum_to_shape: Any, BroadcastMul: Any, hint: str) -> None
                 case,
                 got,
                 reference,
-                "sum over the extra leading dims, then (keeping dims) over dims where shape has 1",
+                _NEIGHBOUR_DIM
+                if grad_shape == (2, 1, 1, 4)
+                else "sum over the extra leading dims, then (keeping dims) over dims where shape has 1",
             )
         pairs = [((3, 1), (4,)), ((2, 3), ()), ((2, 3), (2, 3)), ((1, 3), (2, 1)), ((4,), (2, 3, 4))]
         for shape_a, shape_b in pairs:
@@ -208,6 +217,19 @@ def check_matmul(ns: dict) -> None:
             "of g (n x p) with the other input, transposed or not, gives that shape?",
         )
     a, b = rng.normal(size=(2, 3)), rng.normal(size=(3, 4))
+    u, v = Variable(a.copy()), Variable(b.copy())
+    case = "gradients for float64 (2x3) @ (3x4), to float64's last digits"
+    with running(case):
+        MyMatmul()(u, v).backward(np.ones((2, 4)))
+    for label, leaf, exact in (("a", u, np.ones((2, 4)) @ b.T), ("b", v, a.T @ np.ones((2, 4)))):
+        expect_close(
+            f"{case}: {label}.grad",
+            leaf.grad,
+            exact,
+            ROUNDED_TO_FLOAT32,
+            rtol=1e-12,
+            atol=1e-14,
+        )
     for needs_a, needs_b in [(True, False), (False, True)]:
         case = f"backward called directly, with only input {0 if needs_a else 1} requiring grad"
         fn = MyMatmul()

@@ -73,6 +73,7 @@ def check_clip_hook(ns: dict) -> None:
     _check_hook_on_one_leaf(make_clip_hook)
     _check_hook_called_twice(make_clip_hook)
     _check_fractional_values(make_clip_hook)
+    _check_float32_gradient(make_clip_hook)
     case = "m.grad for a 2x3 leaf m, L = sum(m^2), limit 2.5"
     m = Variable(np.array([[1.0, -2.0, 3.0], [0.5, 4.0, -6.0]]))
     log_m: list = []
@@ -190,6 +191,15 @@ def _check_fractional_values(make_clip_hook: Any) -> None:
         e.register_hook("clip", make_clip_hook(1.25, log_e))
         (e + f).backward(seed.copy())
     expect_close(case, e.grad, [0.3, -1.25, 0.5], _clip_hint(e.grad, seed, 1.25))
+    expect_close(
+        f"{case}: the 0.3 passed through with every float64 digit",
+        e.grad,
+        [0.3, -1.25, 0.5],
+        "the gradient came back rounded to float32's 7 digits: return the clipped array in the "
+        "gradient's own dtype (no float32 cast)",
+        rtol=1e-12,
+        atol=0.0,
+    )
     logged = np.array(log_e, dtype=float)
     whole = logged.shape == (1,) and logged[0] in (1.0, 2.0)  # 1.75 rounded down or up
     expect_close(
@@ -249,3 +259,22 @@ _HINTS: dict[str, Any] = {
     "F": "does a write through .data[...] move the version counter?",
     "G": "does assigning .data move it?",
 }
+
+
+def _check_float32_gradient(make_clip_hook: Any) -> None:
+    """A float32 leaf: np.abs(grad).max() is an np.float32 there, which is no Python float."""
+    case = "the log for a hook on a float32 leaf w of w + v, backward(seed [0.25, -2.5], float32)"
+    w = Variable(np.array([1.0, 2.0], dtype=np.float32))
+    v = Variable(np.array([3.0, 4.0], dtype=np.float32))
+    log_w: list = []
+    with running(case):
+        w.register_hook("clip", make_clip_hook(1.0, log_w))
+        (w + v).backward(np.array([0.25, -2.5], dtype=np.float32))
+    expect_close(case, np.array(log_w, dtype=float), [2.5], "append max |g|, before clipping")
+    expect_equal(
+        f"{case}: the type of the entry",
+        type(log_w[0]).__name__,
+        "float",
+        "the entry is a NumPy scalar (np.abs(grad).max() of a float32 gradient is an np.float32): "
+        "append it as a Python float, float(...)",
+    )

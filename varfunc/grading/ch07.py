@@ -61,6 +61,16 @@ def check_softplus(ns: dict) -> None:
             atol=1e-15,  # near 0, allow errors of about 1e-16, as 0.5 * (1 + tanh(a / 2)) makes
             at=("a", WIDE),
         )
+        expect_close(
+            f"gradient on {POINTS} for a float64 input: float64's digits, not float32's",
+            x.grad,
+            2 * _sigmoid(WIDE),
+            "the gradient has only float32's 7 digits: compute the sigmoid in a's own dtype (no float32 "
+            "cast)",
+            rtol=1e-9,
+            atol=1e-15,
+            at=("a", WIDE),
+        )
     rng = np.random.default_rng(8)
     for shape in [(5,), (2, 3), ()]:
         _gradcheck(
@@ -151,6 +161,12 @@ def check_clamp_ste(ns: dict) -> None:
     with running("ClampSTE(-2, 2) on a 2x2 float32 input"):
         clamped, mask = ClampSTE(-2.0, 2.0)(y)
     expect_equal("mask dtype for a float32 input", str(mask.dtype), "float32", "a's dtype, not float")
+    expect_equal(
+        "clamped dtype for a float32 input",
+        str(clamped.dtype),
+        "float32",
+        "the clamped values were cast to another dtype: keep a's dtype (np.clip keeps it)",
+    )
     with running("backward of clamped.sum() + mask.sum() (2x2 float32 input)"):
         (clamped.sum() + mask.sum()).backward()
     expect_close(
@@ -160,6 +176,7 @@ def check_clamp_ste(ns: dict) -> None:
         "straight-through: the clamped output's gradient, unchanged; the mask adds nothing (no gradient)",
     )
     _check_two_clamps(ClampSTE)
+    _check_values_on_decimal_bounds(ClampSTE)
 
 
 def _whole(lo: float, hi: float) -> list:
@@ -184,6 +201,21 @@ def _check_two_clamps(ClampSTE) -> None:
         for what, got, made in (("clamped values", clamped, _clamped), ("mask", mask, _mask)):
             hint = _bounds_hint(np.asarray(getattr(got, "data", got)), made, z, (lo, hi), other)
             expect_close(f"{case}: {what}", got, made(z, lo, hi), hint)
+
+
+def _check_values_on_decimal_bounds(ClampSTE) -> None:
+    """Bounds 0.1 and 0.3, which binary floats do not hold exactly: a value equal to one is inside."""
+    z = np.array([0.05, 0.1, 0.2, 0.3, 0.35])
+    case = "ClampSTE(0.1, 0.3) on [0.05, 0.1, 0.2, 0.3, 0.35] (0.1 and 0.3 on the bounds): mask"
+    with running(case):
+        _, mask = ClampSTE(0.1, 0.3)(Variable(z.copy()))
+    expect_close(
+        case,
+        mask,
+        _mask(z, 0.1, 0.3),
+        "a value on a bound came out outside: compare a with lo and hi themselves (a < lo, a > hi); "
+        "arithmetic on the bounds, such as a midpoint and a half-width, rounds",
+    )
 
 
 def _clamped(z: np.ndarray, lo: float, hi: float) -> np.ndarray:

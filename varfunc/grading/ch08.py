@@ -11,7 +11,7 @@ from .. import train as train_module
 from ..nn import Linear, ReLU, Sequential, cross_entropy
 from ..optim import SGD, Adam
 from ..variable import Variable
-from .core import CheckFailed, exercise, expect_close, kit_code_refused, kits_own, running
+from .core import CheckFailed, exercise, expect_close, expect_equal, kit_code_refused, kits_own, running
 
 _MOMENTUM_HINT = (
     "per parameter: buf = copy of g on the first step, then buf = momentum * buf + g; "
@@ -55,6 +55,16 @@ def _momentum_case(
                 grads_so_far, got = [g[index] for g in history], [p[index] for p in seen]
                 failure.hint = _momentum_hint(start[index], grads_so_far, lr, momentum, got)
                 raise
+    for index, expected in enumerate(theirs):
+        expect_close(
+            f"{case}: parameter {index} after step {steps}, to float64's last digits",
+            seen[-1][index],
+            expected.data,
+            "close to optim.SGD's parameter but not equal: something was rounded to float32 (a cast, a "
+            "float32 constant or buffer); keep the parameters' dtype throughout",
+            rtol=1e-12,
+            atol=1e-14,
+        )
 
 
 def _more_steps(
@@ -166,6 +176,7 @@ def check_momentum_sgd(ns: dict) -> None:
     _momentum_case(make, "momentum=0 (plain SGD)", [(4,)], 0.2, 0.0, 2)
     _check_two_optimizers(make)
     _check_zero_grad(make)
+    _check_defaults_and_in_place(make)
 
 
 _TWO = "two MomentumSGD alive at once, lr=0.1, momentum=0.9 and lr=0.05, momentum=0.5, stepped in turn"
@@ -249,6 +260,34 @@ def _check_zero_grad(make: Callable) -> None:
             np.zeros(param.shape),
             "zero_grad sets every parameter's .grad to zeros (p.grad[...] = 0)",
         )
+
+
+def _check_defaults_and_in_place(make: Callable) -> None:
+    """momentum left at its default 0.9, and p.data updated in place."""
+    start = np.array([1.0, -2.0, 0.5])
+    mine, theirs = Variable(start.copy()), Variable(start.copy())
+    case = "MomentumSGD([p], lr=0.1), momentum left at its default"
+    with running(case):
+        optimizer = make([mine], lr=0.1)
+    reference = SGD([theirs], lr=0.1, momentum=0.9)
+    held = mine.data
+    for step, grad in enumerate(([0.5, -1.0, 2.0], [1.5, 0.25, -1.0]), start=1):
+        with running(f"{case}: step {step}"):
+            _one_step(optimizer, [mine], [np.array(grad)], f"{case}: your step()")
+        _one_step(reference, [theirs], [np.array(grad)])
+    expect_close(
+        f"{case}: p after 2 steps",
+        mine.data,
+        theirs.data,
+        "the signature is MomentumSGD(params, lr, momentum=0.9): keep that default",
+    )
+    expect_equal(
+        f"{case}: p.data after 2 steps is the array p held before (updated in place)",
+        mine.data is held,
+        True,
+        "p.data = p.data - ... puts a new array in: whatever holds the old one (a view, the array the "
+        "Variable was made from) misses the update; change it in place, p.data -= lr * buf",
+    )
 
 
 def _classifier(seed: int) -> Sequential:

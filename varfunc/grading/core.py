@@ -190,6 +190,10 @@ def raised_verdict(ex: Exercise, error: Exception) -> Verdict:
 MISSING_GRAD_OUTPUT = (
     "grad_output is missing: backward multiplies the local derivative by it (the chain rule)"
 )
+ROUNDED_TO_FLOAT32 = (
+    "right to about 7 digits only: something in backward was rounded to float32 (a cast, a float32 "
+    "constant); keep the inputs' dtype"
+)
 RUNNING_CASE = "varfunc_check_case"  # the attribute running() gives an error raised in its block
 
 
