@@ -115,3 +115,22 @@ def test_gpu_masks_and_integer_keys_index_and_scatter_back_without_host_copies()
     assert x.grad.get().tolist() == [[3.0, 2.0, 13.0], [4.0, 5.0, 14.0]]
     with fake_gpu(host_copies=False), pytest.raises(vf.ShapeError, match="boolean index did not match"):
         Variable(gpu(data))[gpu([True, False, True])]
+
+
+@pytest.mark.parametrize(
+    "key",
+    [
+        ([True, False, True], [-3, 2]),  # a mask picking 2 rows beside 2 column indices
+        ([-3, 1], [False, False, False, True]),
+        ([False, True, True], slice(None), [1, -1]),
+        ([3], [False, False, False, False]),  # picks nothing: out of range, but nothing is read
+    ],
+    ids=["mask then ints", "ints then mask", "mask, slice, ints", "empty pick"],
+)
+def test_a_gpu_mask_beside_integer_indices_indexes_as_on_the_cpu(key):
+    """The range check stood each GPU mask in by an all-False one, whose count of picks differs."""
+    data = np.arange(60.0).reshape(3, 4, 5)
+    expected = data[tuple(np.array(k) if isinstance(k, list) else k for k in key)]
+    with fake_gpu(host_copies=False):
+        got = Variable(gpu(data))[tuple(gpu(k) if isinstance(k, list) else k for k in key)]
+    assert got.data.get().tolist() == expected.tolist()

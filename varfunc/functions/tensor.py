@@ -122,12 +122,13 @@ def _check_key_devices(key: Any, parts: tuple, device: str) -> None:
 
 def _in_range(parts: tuple, shape: tuple) -> None:
     """NumPy's IndexError for a key out of range, which CuPy would wrap around instead. NumPy checks
-    the key on a stand-in of the data that takes no memory, each GPU index array standing in likewise
-    (its form is checked, not its values); integer GPU indices are then checked on their GPU, one
+    the key on a stand-in of the data that takes no memory, each GPU index array standing in too (its
+    form is checked, not its values); integer GPU indices are then checked on their GPU, one
     reduction each, so that no index is copied to the host."""
     on_gpu = [device_of(k) != "cpu" for k in parts]
-    stand_ins = [_no_memory(k.dtype, k.shape) if gpu else k for k, gpu in zip(parts, on_gpu)]
-    _no_memory(bool, shape)[tuple(stand_ins)]
+    stand_ins = [_stand_in(k) if gpu else k for k, gpu in zip(parts, on_gpu)]
+    if _no_memory(bool, shape)[tuple(stand_ins)].size == 0:
+        return  # nothing is read, and NumPy checks no index then
     for (k, axis), gpu in zip(_axes(parts, len(shape)), on_gpu):
         if gpu and k.dtype.kind in "iu":
             size = shape[axis]
@@ -135,6 +136,16 @@ def _in_range(parts: tuple, shape: tuple) -> None:
             if outside.any():
                 first = int(k[outside].reshape(-1)[0])  # an error: one number may come to the host
                 raise IndexError(f"index {first} is out of bounds for axis {axis} with size {size}")
+
+
+def _stand_in(k: Any) -> np.ndarray:
+    """A host array of a GPU index's form: zeros for integers (always in range), and for a mask as
+    many True as it holds (how many it picks decides the result's shape; only that count is copied)."""
+    if k.dtype.kind != "b":
+        return _no_memory(k.dtype, k.shape)
+    mask = np.zeros(k.shape, dtype=bool)
+    mask.reshape(-1)[: int(k.sum())] = True
+    return mask
 
 
 def _no_memory(dtype: Any, shape: tuple) -> np.ndarray:
