@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numbers
 import os
+import warnings
 from types import ModuleType
 from typing import Any
 
@@ -42,6 +43,14 @@ def get_array_module(*arrays: Any) -> ModuleType:
         if type(a) is not np.ndarray and _is_cupy_array(a):  # (the type test first: it is cheaper)
             return _cupy_module()
     return np
+
+
+def set_shape(array: Any, shape: tuple) -> None:
+    """array.shape = shape: the same memory read another way, in place (what a forward that set its
+    input's shape did, put back). NumPy 2.5 deprecates it; nothing else changes the array itself."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        array.shape = shape
 
 
 def as_array(data: Any) -> Any:

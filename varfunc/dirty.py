@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from .backend import is_array
+from .backend import is_array, set_shape
 from .errors import InplaceError, VarfuncError
 from .guards import make_attributes_read_only
 
@@ -77,7 +77,7 @@ class DirtyInputs:
         for array, copy in zip(arrays, copies):
             if copy is not None and getattr(array.flags, "writeable", True):  # (CuPy's flags have none)
                 if array.shape != copy.shape:  # forward set a.shape: the same memory, read another way
-                    array.shape = copy.shape
+                    set_shape(array, copy.shape)
                 array[...] = copy
 
     def _count_in_place_change(self, input: tuple, dirty: tuple) -> None:

@@ -80,7 +80,7 @@ class FakeGpuArray(NDArrayOperatorsMixin):
 
     @shape.setter
     def shape(self, shape: tuple) -> None:  # a.shape = ...: the same memory read another way
-        self._array.shape = shape
+        backend.set_shape(self._array, shape)
 
     @property
     def flags(self) -> Any:
