@@ -38,8 +38,12 @@ $(STAMP): pyproject.toml
 	@$(PY) -m pip --version >/dev/null 2>&1 || { \
 	  command -v $(PYTHON) >/dev/null || \
 	    { echo "error: $(PYTHON) not found; name another Python >= 3.10, e.g. make test PYTHON=python3.12" >&2; exit 1; }; \
-	  $(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 10))' || \
+	  status=0; $(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 10))' || status=$$?; \
+	  test $$status != 1 || \
 	    { echo "error: $(PYTHON) is older than Python 3.10; name another, e.g. make test PYTHON=python3.12" >&2; exit 1; }; \
+	  test $$status = 0 || \
+	    { echo "error: $(PYTHON) is on PATH but does not run (exit $$status; a pyenv shim for a version" \
+	      "that is not selected?); name the interpreter by its full path, e.g. PYTHON=$$HOME/.pyenv/versions/3.12.N/bin/python3" >&2; exit 1; }; \
 	  test ! -e $(VENV) || test -f $(VENV)/pyvenv.cfg || \
 	    { echo "error: $(VENV) exists but is not a venv; remove it or pass VENV=another-folder" >&2; exit 1; }; \
 	  echo "$(PYTHON) -m venv $(VENV)"; rm -rf $(VENV); \

@@ -187,6 +187,17 @@ def test_make_says_when_the_python_is_missing(tmp_path):
 
 
 @needs_make
+def test_make_says_when_the_python_is_there_but_does_not_run(tmp_path):
+    # a pyenv shim for a version that is not selected: on PATH, but it exits 127 instead of running
+    fake = tmp_path / "python3.12"
+    fake.write_text("#!/bin/sh\necho 'pyenv: python3.12: command not found' >&2\nexit 127\n")
+    fake.chmod(0o755)
+    run = _make("install", f"PYTHON={fake}", f"VENV={tmp_path / 'venv'}")
+    assert run.returncode != 0
+    assert "does not run" in run.stderr and "older than" not in run.stderr, run.stderr
+
+
+@needs_make
 def test_a_working_venv_is_reused_whatever_python_says(tmp_path):
     # a venv whose pip works (a stand-in that records what it is asked), with a stale stamp:
     # make reinstalls into it without asking for PYTHON, which names no interpreter here

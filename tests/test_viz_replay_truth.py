@@ -2,6 +2,8 @@
 registered late, NaN gradients, graphs changed after the trace, a backward that raised, and pictures
 that must not mislead (the red edge, a leaf as root, the colours, the size of a large graph's log)."""
 
+import sys
+
 import numpy as np
 import pytest
 from graphs import chain
@@ -204,7 +206,8 @@ def test_trace_hangs_the_steps_up_to_the_failure_on_the_error():
     recording = caught.value.recording
     assert recording.lines[-1].startswith(" 24 Bad#1 raised ValueError('student bug')")
     assert len(recording.frames) == 25
-    assert any("error.recording.stepper()" in note for note in caught.value.__notes__)
+    if sys.version_info >= (3, 11):  # exception notes are Python 3.11+
+        assert any("error.recording.stepper()" in note for note in caught.value.__notes__)
 
 
 def test_a_hooks_mistake_under_trace_keeps_the_kits_message():
