@@ -258,6 +258,21 @@ def train_losses(model, optimizer, X, y, steps):
             ),
         ),
         (
+            "X rounded to float32 for a float64 model",
+            """
+def train_losses(model, optimizer, X, y, steps):
+    x = Variable(X.astype(np.float32), requires_grad=False)
+    losses = []
+    for _ in range(steps):
+        optimizer.zero_grad()
+        loss = nn.cross_entropy(model(x), y)
+        loss.backward()
+        optimizer.step()
+        losses.append(loss.item())
+    return losses
+""",
+        ),
+        (
             "returns the loss Variables instead of floats",
             """
 def train_losses(model, optimizer, X, y, steps):

@@ -361,6 +361,15 @@ def check_training_loop(ns: dict) -> None:
                 "step, the last one too, end with the update optimizer.step() makes from that step's "
                 "gradient?",
             )
+            expect_close(
+                f"{case}: parameter {name} after training, to float64's last digits",
+                param.data,
+                reference.data,
+                "right to about 7 digits only: the data (or the loss) went through float32 on the way; "
+                "give the model X as it is (Variable(X, requires_grad=False))",
+                rtol=1e-12,
+                atol=1e-15,
+            )
 
 
 _STALE = "SGD(lr=0.5), 3 steps, the model's .grad left over from a backward run before train_losses"
