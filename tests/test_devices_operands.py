@@ -124,8 +124,9 @@ def test_gpu_masks_and_integer_keys_index_and_scatter_back_without_host_copies()
         ([-3, 1], [False, False, False, True]),
         ([False, True, True], slice(None), [1, -1]),
         ([3], [False, False, False, False]),  # picks nothing: out of range, but nothing is read
+        (True, [0], slice(None), [3]),  # True adds an axis, as None does
     ],
-    ids=["mask then ints", "ints then mask", "mask, slice, ints", "empty pick"],
+    ids=["mask then ints", "ints then mask", "mask, slice, ints", "empty pick", "True then ints"],
 )
 def test_a_gpu_mask_beside_integer_indices_indexes_as_on_the_cpu(key):
     """The range check stood each GPU mask in by an all-False one, whose count of picks differs."""

@@ -111,7 +111,10 @@ def test_a_scratch_cell_that_raised_fails_no_other_exercise(shell, capsys):
         ("def f(x):\n    y = 1\n", {"f"}),
         ("a, b = 1, 2\nclass C:\n    z = 3\nimport numpy as np\n", {"a", "b", "C", "np"}),
         ("def f(x:\n    y = 1\nx: int = 3\nz == 4\n", {"f", "x"}),  # not Python: what lines look like
+        ("v = [Mul for Mul in range(3)]\nok = any((n := i) for i in v)\nT: type\n", {"v", "ok", "n"}),
+        ("%%time\nclass Mul:\n    pass\n", {"Mul"}),  # a cell magic runs its body in the notebook
     ],
+    ids=["def", "assignments, class, import", "not Python", "comprehensions and annotations", "cell magic"],
 )
 def test_the_names_a_cell_binds(source, names):
     assert names_bound_by(source) == names
@@ -210,3 +213,25 @@ def test_evaluate_is_unchanged_in_a_kernel(shell):
     cell(shell, RIGHT)
     cell(shell, RIGHT + ")")
     assert evaluate("ch02.make_param", shell.user_ns).passed
+
+
+def test_a_cell_run_again_that_binds_the_same_value_and_then_raises_is_graded_as_run(shell, capsys):
+    """None, True, a small int: the same object after binding it again, so unchanged said 'not bound'."""
+    answers = "predicted_a_grad = [3.5, 4.5]\npredicted_b_grad = None\nprint(undefined_name)\n"
+    cell(shell, answers)
+    first = checked(shell, capsys, "ch02.predict_grad")
+    cell(shell, answers)  # the same cell again: it binds both answers, then raises again
+    assert checked(shell, capsys, "ch02.predict_grad") == first, first
+
+
+def test_a_comprehension_variable_of_the_answers_name_is_not_the_answer(shell, capsys):
+    cell(shell, RIGHT)
+    cell(shell, "vals = [make_param for make_param in range(3)]\n1 / 0")
+    assert checked(shell, capsys, "ch02.make_param").startswith("✔")
+
+
+def test_a_cell_magics_exercise_cell_that_raised_fails_its_check(shell, capsys):
+    cell(shell, RIGHT)
+    cell(shell, "%%time\nundefined_name\n" + WRONG)  # NameError before the new make_param
+    out = checked(shell, capsys, "ch02.make_param")
+    assert "your exercise cell raised NameError the last time it ran" in out, out

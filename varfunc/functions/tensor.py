@@ -165,7 +165,7 @@ def _axes(parts: tuple, ndim: int) -> Any:
 
 def _axes_taken(k: Any) -> int:
     """How many axes of the data one part of a key indexes: a mask its ndim, None none, others one."""
-    if k is None:
+    if k is None or isinstance(k, (bool, np.bool_)):  # True and False add an axis, as None does
         return 0
     if isinstance(k, list):  # a short list (a long one is an array already): NumPy reads it so
         k = np.asarray(k)

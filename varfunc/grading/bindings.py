@@ -16,9 +16,9 @@ _BINDING_LINE = re.compile(
 
 def bound_names(source: str) -> set[str] | None:
     """The names the cell binds outside its functions and classes ('*' for import *); None if it is
-    not Python."""
+    not Python. A cell run by a cell magic (%%time) is read by its body, which binds them."""
     try:
-        tree = ast.parse(python_of(source))
+        tree = ast.parse(python_of(_cell_magic_body(source)))
     except SyntaxError:
         return None
     bound = _Bound()
@@ -41,6 +41,12 @@ def names_bound_by(source: str) -> set[str]:
     for match in _BINDING_LINE.finditer(source):
         found.update(part.strip() for part in (match["defined"] or match["assigned"]).split(","))
     return found
+
+
+def _cell_magic_body(source: str) -> str:
+    """The lines after a cell magic's (%%time, %%capture), or the cell as it is."""
+    first, _, body = source.lstrip().partition("\n")
+    return body if first.startswith("%%") else source
 
 
 def python_of(source: str) -> str:
@@ -72,6 +78,19 @@ class _Bound(ast.NodeVisitor):
 
     def visit_Lambda(self, node: ast.AST) -> None:
         pass  # its arguments are its own
+
+    def visit_ListComp(self, node: ast.AST) -> None:
+        """A comprehension's loop variables are its own; only a walrus inside binds outside it."""
+        for inner in ast.walk(node):
+            if isinstance(inner, ast.NamedExpr):
+                self.visit(inner.target)
+
+    visit_SetComp = visit_DictComp = visit_GeneratorExp = visit_ListComp
+
+    def visit_AnnAssign(self, node: ast.AnnAssign) -> None:
+        if node.value is not None:  # x: int alone binds nothing
+            self.visit(node.target)
+            self.visit(node.value)
 
     def visit_Import(self, node: ast.Import | ast.ImportFrom) -> None:
         self.names.update(alias.asname or alias.name.split(".")[0] for alias in node.names)

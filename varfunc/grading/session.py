@@ -47,22 +47,24 @@ class Session:
         self.shell = shell
         self.snapshot = snapshot
         self.failed: dict[str, FailedRun] = {}
-        self._before: dict[str, Any] = {}  # what the running cell's names held before it ran
+        # what the running cells' names held before they ran: a cell magic (%%capture) runs its body
+        # as a cell inside the cell
+        self._before: list[dict[str, Any]] = []
 
     def before_cell(self, info: Any) -> None:
         """IPython's pre_run_cell: remember what the names the cell binds hold now."""
         names = names_bound_by(getattr(info, "raw_cell", "") or "")
-        self._before = {name: self.shell.user_ns.get(name, MISSING) for name in names}
+        self._before.append({name: self.shell.user_ns.get(name, MISSING) for name in names})
 
     def after_cell(self, result: Any) -> None:
         """IPython's post_run_cell: a name the cell did not rebind before it raised keeps that failure."""
         error = result.error_before_exec if result.error_before_exec is not None else result.error_in_exec
-        for name, before in self._before.items():
-            if error is not None and self.shell.user_ns.get(name, MISSING) is before:
+        for name, before in (self._before.pop() if self._before else {}).items():
+            now = self.shell.user_ns.get(name, MISSING)
+            if error is not None and now is before and not _same_when_bound_again(now):
                 self.failed[name] = FailedRun(type(error).__name__, result.execution_count, before)
             else:
                 self.failed.pop(name, None)
-        self._before = {}
 
     def stale(self, names: Iterable[str], namespace: dict) -> dict[str, FailedRun]:
         """The names whose cell raised the last time it ran, and which still hold what they held then."""
@@ -75,6 +77,14 @@ class Session:
     def replaced(self) -> list[str]:
         """The library names the notebook replaced since the session started (guard.Snapshot)."""
         return self.snapshot.replaced()
+
+
+def _same_when_bound_again(value: Any) -> bool:
+    """True for a value that binding the name again may give back as the very same object (None, a
+    bool, a small int, a string): then that it is unchanged says nothing of whether the cell bound it."""
+    if isinstance(value, tuple):
+        return all(_same_when_bound_again(item) for item in value)
+    return value is None or isinstance(value, (bool, int, float, complex, str, bytes))
 
 
 def session() -> Session | None:
