@@ -38,6 +38,13 @@ def _as_target(name: str, input: Any, target: Any) -> Variable:
     return Variable(to_device(_target_array(target), input.device), requires_grad=False)
 
 
+def _check_devices(name: str, input: Variable, target: Any, weight: Any) -> None:
+    """_check_device for a classification loss's target and its class weights (None: none given)."""
+    for what, value in (("target", target), ("weight", weight)):
+        if value is not None:
+            _check_device(name, input, what, value)
+
+
 def _check_device(name: str, input: Variable, what: str, value: Any) -> None:
     """A DeviceError, as torch gives, for a Variable or a GPU array on another device than input (a
     copy on every call would hide where the data should live); a host array may go to the GPU, as
@@ -124,17 +131,16 @@ def nll_loss(
         raise DTypeError(f"nll_loss: input must be a Variable, got {type(input).__name__}")
     if input.ndim != 2:
         raise ShapeError(f"nll_loss: input must have shape (N, C), got {input.shape}")
-    return _nll_function("nll_loss", input, target, reduction, weight, ignore_index)[0](input)
+    _check_devices("nll_loss", input, target, weight)
+    return _nll_function(input, target, reduction, weight, ignore_index)[0](input)
 
 
-def _nll_function(
-    name: str, input: Variable, target: Any, reduction: str, weight: Any, ignore_index: int
-) -> tuple:
+def _nll_function(input: Variable, target: Any, reduction: str, weight: Any, ignore_index: int) -> tuple:
     """(the NLLLoss Function for this input, not yet called; the class weights or None), with the
     arguments checked, each row's weight picked and the ignored rows marked, all on input's device."""
     _check_options(reduction, ignore_index)
-    class_weights = None if weight is None else _class_weights(name, weight, input)
-    labels, ignored = _ignored_rows(_labels(name, target, input), input.shape[1], ignore_index)
+    class_weights = None if weight is None else _class_weights(weight, input)
+    labels, ignored = _ignored_rows(_labels(target, input), input.shape[1], ignore_index)
     row_weights = None if class_weights is None else class_weights[labels].astype(input.dtype)
     return functions.NLLLoss(labels, reduction, row_weights, ignored), class_weights
 
@@ -169,10 +175,9 @@ def _check_options(reduction: Any, ignore_index: Any) -> None:
         raise TypeError(f"cross_entropy/nll_loss: ignore_index must be an int, got {ignore_index!r}")
 
 
-def _labels(name: str, target: Any, input: Variable) -> Any:
+def _labels(target: Any, input: Variable) -> Any:
     """target as integer class indices (N,) on input's device, checked on its dtype and shape (no
     copy to the host), or a clear error."""
-    _check_device(name, input, "target", target)
     labels, shape = _target_array(target), input.shape
     if labels.dtype.kind not in "iu":
         if labels.shape == shape:  # one-hot rows, or class probabilities given to nll_loss
@@ -199,7 +204,7 @@ def _labels(name: str, target: Any, input: Variable) -> Any:
     return to_device(labels, input.device)
 
 
-def _class_weights(name: str, weight: Any, input: Variable) -> Any:
+def _class_weights(weight: Any, input: Variable) -> Any:
     """weight as a float array (C,) on input's device, or a clear error (a constant: no gradient
     reaches it)."""
     classes = input.shape[1]
@@ -208,7 +213,6 @@ def _class_weights(name: str, weight: Any, input: Variable) -> Any:
             "cross_entropy/nll_loss: weight is a constant and gets no gradient; pass an array "
             "(weight.data), or a Variable that does not require grad"
         )
-    _check_device(name, input, "weight", weight)
     array = _target_array(weight)
     if array.dtype.kind not in "fiub":
         raise DTypeError(
@@ -247,13 +251,11 @@ def cross_entropy(
         raise ValueError(
             f"cross_entropy: label_smoothing must be between 0.0 and 1.0, got {label_smoothing!r}"
         )
-    for what, value in (("target", target), ("weight", weight)):  # refused before any op is recorded
-        if value is not None:
-            _check_device("cross_entropy", input, what, value)
+    _check_devices("cross_entropy", input, target, weight)  # before any op is recorded
     log_probs = log_softmax(input, dim=1)
     if _holds_probabilities(target, input.shape):
         return _probability_target_loss(log_probs, target, reduction, weight, ignore_index, label_smoothing)
-    nll, class_weights = _nll_function("cross_entropy", log_probs, target, reduction, weight, ignore_index)
+    nll, class_weights = _nll_function(log_probs, target, reduction, weight, ignore_index)
     loss = nll(log_probs)
     if not label_smoothing:
         return loss
@@ -289,7 +291,7 @@ def _probability_target_loss(
             f"probabilities (N, C): give an ignored row probabilities of 0 instead"
         )
     classes = log_probs.shape[1]
-    class_weights = None if weight is None else _class_weights("cross_entropy", weight, log_probs)
+    class_weights = None if weight is None else _class_weights(weight, log_probs)
     target = _as_target("cross_entropy", log_probs, target)
     if smoothing:
         target = target * (1 - float(smoothing)) + float(smoothing) / classes
