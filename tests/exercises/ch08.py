@@ -259,18 +259,12 @@ def train_losses(model, optimizer, X, y, steps):
         ),
         (
             "X rounded to float32 for a float64 model",
-            """
-def train_losses(model, optimizer, X, y, steps):
-    x = Variable(X.astype(np.float32), requires_grad=False)
-    losses = []
-    for _ in range(steps):
-        optimizer.zero_grad()
-        loss = nn.cross_entropy(model(x), y)
-        loss.backward()
-        optimizer.step()
-        losses.append(loss.item())
-    return losses
-""",
+            _loop(
+                "optimizer.zero_grad()",
+                "loss = nn.cross_entropy(model(x), y)",
+                "loss.backward()",
+                "optimizer.step()",
+            ).replace("Variable(X,", "Variable(X.astype(np.float32),"),
         ),
         (
             "returns the loss Variables instead of floats",
