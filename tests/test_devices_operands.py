@@ -101,6 +101,38 @@ def test_gpu_integer_keys_are_range_checked_on_the_gpu(shape, key, words):
             x[key]
 
 
+@pytest.mark.parametrize(
+    "key",
+    [
+        ([10], slice(0, 0)),  # another axis picks nothing: NumPy still reads the 10 and refuses it
+        ([], [10]),  # the index arrays broadcast to nothing: NumPy reads no value and accepts it
+        ([10], [False, False, False, False]),  # a mask picking nothing, broadcast with [10]
+        ([2], slice(0, 0), [7]),
+        ([[10]],),
+    ],
+    ids=["empty slice beside", "broadcast to nothing", "empty mask beside", "two checked", "2-d"],
+)
+def test_a_gpu_key_whose_result_is_empty_is_range_checked_as_numpy_does(key):
+    """The check skipped every key whose result was empty, so [10] beside an empty slice passed."""
+    data = np.zeros((3, 4, 8))
+    try:
+        expected = data[
+            tuple(np.array(k, dtype=int if k == [] else None) if isinstance(k, list) else k for k in key)
+        ]
+    except IndexError as error:
+        expected = error
+    with fake_gpu(host_copies=False):
+        x = Variable(gpu(data))
+        gpu_key = tuple(
+            gpu(np.array(k, dtype=int if k == [] else None)) if isinstance(k, list) else k for k in key
+        )
+        if isinstance(expected, IndexError):
+            with pytest.raises(vf.ShapeError, match=f"^Variable\\[.*\\]: {expected}"):
+                x[gpu_key]
+        else:
+            assert x[gpu_key].shape == expected.shape
+
+
 def test_gpu_masks_and_integer_keys_index_and_scatter_back_without_host_copies():
     """Masks were copied to the host on every forward, and backward needed cupyx."""
     data = np.array([[1.0, -2.0, 3.0], [-4.0, 5.0, -6.0]])

@@ -15,6 +15,7 @@ from .basic_ops import (
     SubConstant,
 )
 from .blas import Addbmm, Addmm, Addmv, Addr, Baddbmm, Bmm, Dot, Matmul, Mm, Mv
+from .indexing import Index
 from .modulo import FloorDivide, FloorDivideConstant, Remainder, RemainderConstant
 from .pointwise import (
     Abs,
@@ -49,7 +50,6 @@ from .tensor import (
     CpuTransfer,
     CudaTransfer,
     Expand,
-    Index,
     Permute,
     Squeeze,
     Transpose,

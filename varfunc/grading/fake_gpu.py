@@ -3,7 +3,8 @@
 ``FakeGpuArray`` holds a NumPy array and refuses what a CuPy array refuses: to become a NumPy array
 implicitly (``np.asarray(x)``, indexing a NumPy array with it) and to meet a NumPy array in a ufunc
 (``x == np.arange(3)``). Python numbers and NumPy scalars mix freely, NumPy arrays may be written
-into it or index it (CuPy copies those to the GPU), and ``.get()`` gives the NumPy array, as in CuPy.
+into it or index it (CuPy copies those to the GPU), an integer index out of range wraps around, and
+``.get()`` gives the NumPy array, as in CuPy.
 Inside ``fake_gpu()``, ``get_array_module`` answers a NumPy whose arrays are FakeGpuArrays.
 """
 
@@ -18,6 +19,7 @@ import numpy as np
 from numpy.lib.mixins import NDArrayOperatorsMixin
 
 from .. import backend
+from ..functions.indexing import _axes
 
 MIXED_DEVICES = "Unsupported type"  # how CuPy's TypeErrors start, for a NumPy operand and ...
 HOST_COPY = "A copy to the host, in a check that asks for none"
@@ -47,6 +49,20 @@ def _on_cpu(value: Any, refuse_numpy: bool) -> Any:
     return value
 
 
+def _wrapped_key(key: Any, shape: tuple) -> Any:
+    """key on the host, each integer index array taken modulo its axis's length: CuPy wraps an index
+    out of range around where NumPy refuses it (a documented difference), and so must its stand-in."""
+    parts = _on_cpu(key if isinstance(key, tuple) else (key,), refuse_numpy=False)
+    parts = tuple(np.asarray(k) if isinstance(k, list) else k for k in parts)
+    wrapped = tuple(
+        np.mod(k, shape[axis])
+        if isinstance(k, np.ndarray) and k.dtype.kind in "iu" and axis < len(shape) and shape[axis]
+        else k
+        for k, axis in _axes(parts, len(shape))
+    )
+    return wrapped if isinstance(key, tuple) else wrapped[0]
+
+
 class FakeGpuArray(NDArrayOperatorsMixin):
     """A NumPy array that the kit's backend takes for a CuPy array on cuda:0 (see the module's doc)."""
 
@@ -59,7 +75,8 @@ class FakeGpuArray(NDArrayOperatorsMixin):
     def __array_ufunc__(self, ufunc: np.ufunc, method: str, *inputs: Any, **kwargs: Any) -> Any:
         if method == "at":  # ufunc.at(a, key, b): the key may hold NumPy arrays, as a[key] may
             a, key, *b = inputs
-            return ufunc.at(_on_cpu(a, True), _on_cpu(key, False), *_on_cpu(b, True))
+            a = _on_cpu(a, True)
+            return ufunc.at(a, _wrapped_key(key, a.shape), *_on_cpu(b, True))
         out = kwargs.get("out")  # (NumPy hands it over as a tuple)
         if out is not None:
             kwargs["out"] = _on_cpu(out, refuse_numpy=True)
@@ -91,10 +108,10 @@ class FakeGpuArray(NDArrayOperatorsMixin):
         )
 
     def __getitem__(self, key: Any) -> Any:
-        return on_fake_gpu(self._array[_on_cpu(key, refuse_numpy=False)])
+        return on_fake_gpu(self._array[_wrapped_key(key, self._array.shape)])
 
     def __setitem__(self, key: Any, value: Any) -> None:
-        self._array[_on_cpu(key, refuse_numpy=False)] = _on_cpu(value, refuse_numpy=False)
+        self._array[_wrapped_key(key, self._array.shape)] = _on_cpu(value, refuse_numpy=False)
 
     def __getattr__(self, name: str) -> Any:  # shape, dtype, astype, max, ...: NumPy's, results on the GPU
         # _array: not set yet (a copy being made); __array_interface__ and the like would hand
