@@ -57,3 +57,17 @@ def test_smooth_l1_with_a_tiny_beta_stays_finite(dtype, beta):
     loss = nn.smooth_l1_loss(x, np.zeros(2, dtype), beta=beta)
     loss.backward()
     assert loss.item() == pytest.approx(0.5, rel=1e-3) and x.grad.tolist() == [0.0, 0.5]
+
+
+@pytest.mark.parametrize("loss", [nn.cross_entropy, nn.nll_loss])
+def test_an_empty_list_target_is_read_as_no_class_indices_not_as_floats(loss):
+    with pytest.raises(ValueError, match=r"target must have shape \(3,\).*got \(0,\)"):
+        loss(Variable(np.zeros((3, 4))), [])
+    empty = loss(Variable(np.zeros((0, 4))), [])  # an empty batch: torch's nan, not a dtype error
+    assert np.isnan(empty.data)
+
+
+def test_an_input_with_no_classes_says_so_rather_than_0_to_minus_1():
+    with pytest.raises(ValueError, match="0 classes .*no class is valid") as error:
+        nn.cross_entropy(Variable(np.zeros((3, 0))), np.array([0, 1, 0]))
+    assert "-1" not in str(error.value)

@@ -155,9 +155,10 @@ def _ignored_rows(labels: Any, classes: int, ignore_index: int) -> tuple:
     ignored = labels == ignore_index
     bad = outside & ~ignored
     if bad.any():
+        valid = f"0 to {classes - 1}" if classes else "its second dimension is 0: no class is valid"
         raise ValueError(
             f"cross_entropy/nll_loss: target holds class {int(labels[bad][0])} but input has {classes} "
-            f"classes (0 to {classes - 1})"
+            f"classes ({valid})"
         )
     if not ignored.any():
         return labels, None
@@ -179,6 +180,8 @@ def _labels(target: Any, input: Variable) -> Any:
     """target as integer class indices (N,) on input's device, checked on its dtype and shape (no
     copy to the host), or a clear error."""
     labels, shape = _target_array(target), input.shape
+    if labels.size == 0 and isinstance(target, (list, tuple)):  # NumPy reads [] as float64
+        labels = labels.astype(np.int64)
     if labels.dtype.kind not in "iu":
         if labels.shape == shape:  # one-hot rows, or class probabilities given to nll_loss
             fix = (
