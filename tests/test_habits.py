@@ -70,7 +70,7 @@ def test_numpys_reductions_on_a_variable_say_to_use_its_method(function):
         ("retain_grad", "register_hook"),
         ("zero_", "x.grad[...] = 0"),
         ("flatten", "x.view(-1)"),
-        ("argmax", "x.max(dim)[1]"),
+        ("argmax", "x.max(dim).indices"),
         ("astype", "x.type(np.float32)"),
         ("relu_", "x = x.relu()"),
     ],
@@ -80,6 +80,48 @@ def test_todays_names_say_what_to_write_here(name, words):
     with pytest.raises(AttributeError, match=rf"a Variable has no {name} .*{re.escape(words)}"):
         getattr(x, name)
     assert not hasattr(x, name)
+
+
+@pytest.mark.parametrize(
+    ("name", "code", "numpy"),
+    [
+        ("int", "x.type(np.int32)", lambda a, b: a.astype(np.int32)),
+        ("half", "x.type(np.float16)", lambda a, b: a.astype(np.float16)),
+        ("bool", "x != 0", lambda a, b: a.astype(bool)),
+        ("type_as", "x.type(y.dtype)", lambda a, b: a.astype(b.dtype)),
+        ("minimum", "x.cmin(y)", np.minimum),
+        ("maximum", "x.cmax(y)", np.maximum),
+        ("square", "x ** 2", lambda a, b: np.square(a)),
+        ("rsqrt", "x.sqrt().reciprocal()", lambda a, b: 1 / np.sqrt(a)),
+        ("norm", "(x ** 2).sum().sqrt()", lambda a, b: np.linalg.norm(a)),
+        ("var", "((x - x.mean(dim, keepdim=True)) ** 2).sum(dim) / (n - 1)", lambda a, b: a.var(1, ddof=1)),
+        (
+            "std",
+            "((x - x.mean(dim, keepdim=True)) ** 2).sum(dim).div(n - 1).sqrt()",
+            lambda a, b: a.std(1, ddof=1),
+        ),
+        ("eq", "x == y", np.equal),
+        ("flip", "x[:, ::-1]", lambda a, b: np.flip(a, 1)),
+        ("sort", "x[np.argsort(x.data)]", lambda a, b: np.sort(a)),  # its hint is for a 1-d x
+        ("mT", "x.transpose(-2, -1)", lambda a, b: a.swapaxes(-2, -1)),
+        ("repeat", "varfunc.cat([x, x], dim)", lambda a, b: np.concatenate([a, a], 1)),
+        ("zeros_like", "Variable(np.zeros_like(x.data))", lambda a, b: np.zeros_like(a)),
+    ],
+)
+def test_the_code_a_hint_gives_computes_what_the_missing_method_does(name, code, numpy):
+    """A hint is only as good as its code: each is run and compared with NumPy's answer (for var and
+    std, PyTorch's default: divided by n - 1)."""
+    a = np.array([[1.0, 4.0, 2.25], [9.0, 0.5, 3.0]])
+    a = a[0] if name == "sort" else a
+    b = np.array([[2.0, 3.0, 2.25], [1.0, 0.5, 4.0]], dtype=np.float32)
+    hint = str(pytest.raises(AttributeError, getattr, Variable(a), name).value)
+    assert code in hint
+    names = {"x": Variable(a), "y": Variable(b), "np": np, "varfunc": vf, "Variable": Variable}
+    names.update(dim=1, n=3)
+    got = eval(code, names)
+    want = numpy(a, b)
+    assert got.dtype == want.dtype
+    np.testing.assert_allclose(got.data, want, rtol=1e-15)
 
 
 def test_another_missing_name_is_pythons_own_error():

@@ -80,6 +80,7 @@ def test_selection_with_dim_returns_values_and_indices(name, argfn, dim, keepdim
     result = getattr(x, name)(dim, keepdim=keepdim)
     assert isinstance(result, tuple) and len(result) == 2
     values, indices = result
+    assert result.values is values and result.indices is indices  # named as torch.return_types.max
     want_idx = argfn(a, dim)
     if keepdim:
         want_idx = np.expand_dims(want_idx, dim)

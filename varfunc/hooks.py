@@ -72,12 +72,14 @@ class FunctionHooks:
         """Remove the hook registered under name (only if it is variable's, when one is given)."""
         hooks = self.backward_hooks or {}
         entry = hooks.get(name)
-        if entry is not None and variable is not None and entry[1] != self.output_ids.get(id(variable)):
-            entry = None  # a sibling output's hook, or this Function's own: not variable's to remove
-        if entry is None:
+        index = None if variable is None else self.output_ids.get(id(variable))
+        if entry is None or (variable is not None and entry[1] != index):
+            # a sibling output's hook, or this Function's own, is not variable's to remove
             where = f"on {self!r}" if variable is None else f"on this output of {self!r}"
+            mine = list(hooks) if variable is None else [n for n, (_, i) in hooks.items() if i == index]
+            owner = "" if entry is None else f"; {name!r} is registered by {_hook_owner(entry[1])}"
             raise VarfuncError(
-                f"no hook named {name!r} {where} (registered: {list(hooks)}); a hook registered "
+                f"no hook named {name!r} {where} (registered there: {mine}{owner}); a hook registered "
                 "before an in-place op stays with the Function that made the earlier value"
             )
         del hooks[name]

@@ -8,13 +8,26 @@ Those that take a dim answer NumPy's ``axis=`` and ``keepdims=`` with the names 
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
 from . import functions as F
 from .backend import to_device
 from .errors import DTypeError, ShapeError
 from .functions.utils import check_dim
 from .habits import numpy_keywords
+
+
+class ValuesIndices(NamedTuple):
+    """What max, min, median and mode give along a dim: ``values, indices = x.max(1)`` or ``.values``,
+    as today's PyTorch names them (v0.1.3 gave a plain tuple, which this still is)."""
+
+    values: Any
+    indices: Any
+
+
+def _values_indices(result: Any) -> Any:
+    """A reduction's two outputs as a ValuesIndices; one Variable (no dim given) as it is."""
+    return ValuesIndices(*result) if isinstance(result, tuple) else result
 
 
 class ShapeMethods:
@@ -47,22 +60,22 @@ class ShapeMethods:
     @numpy_keywords
     def max(self, dim: Any = None, keepdim: bool = False) -> Any:
         """The largest element, or (values, indices) along dim."""
-        return F.Max(dim, keepdim)(self)
+        return _values_indices(F.Max(dim, keepdim)(self))
 
     @numpy_keywords
     def min(self, dim: Any = None, keepdim: bool = False) -> Any:
         """The smallest element, or (values, indices) along dim."""
-        return F.Min(dim, keepdim)(self)
+        return _values_indices(F.Min(dim, keepdim)(self))
 
     @numpy_keywords
     def median(self, dim: Any = None, keepdim: bool = False) -> Any:
         """The lower median, or (values, indices) along dim."""
-        return F.Median(dim, keepdim)(self)
+        return _values_indices(F.Median(dim, keepdim)(self))
 
     @numpy_keywords
     def mode(self, dim: int = -1, keepdim: bool = False) -> Any:
         """(values, indices) of the most frequent value along dim."""
-        return F.Mode(dim, keepdim)(self)
+        return _values_indices(F.Mode(dim, keepdim)(self))
 
     # --- sizes, and the values out of the graph ----------------------------------------------------
 
