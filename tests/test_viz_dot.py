@@ -241,12 +241,12 @@ def test_a_graph_past_max_nodes_is_not_rendered_but_described():
     x = vf.Variable(np.array([1.0]))
     y = x
     for _ in range(500):
-        y = y * 1.0  # Leaf#0 and 500 MulConstants: 501 nodes
+        y = y * 1.0  # Leaf#0 and 500 MulConstants, each a box and a Variable: 1,002 nodes
     picture = draw(y, params={"x": x})
     assert picture.refused == (
-        "draw: this graph has 501 nodes (Functions and Leaf nodes), more than max_nodes=500: too big "
-        "a picture to read, and slow to render. Pass draw(..., max_nodes=501) or max_nodes=None to draw "
-        "it anyway"
+        "draw: a picture of this graph has 1,002 nodes (Function and Leaf boxes, Variables, saved "
+        "tensors), more than max_nodes=1000: too big a picture to read, and slow to render. Pass "
+        "draw(..., max_nodes=1002) or max_nodes=None to draw it anyway"
     )
     shown = picture._repr_mimebundle_()
     assert list(shown) == ["text/plain"] and "image/svg+xml" not in shown
@@ -255,12 +255,13 @@ def test_a_graph_past_max_nodes_is_not_rendered_but_described():
     assert lines[1] == "graph of output (v0.1 names): 500 Functions, 1 leaf"
     assert lines[-1] == "  ... (490 more lines: print(picture))" and len(lines) == 14
     assert picture.html() == "<pre>" + html.escape(shown["text/plain"]) + "</pre>"
-    with pytest.raises(GraphTooLarge, match="more than max_nodes=500"):
+    with pytest.raises(GraphTooLarge, match="more than max_nodes=1000"):
         picture.svg()
     with pytest.raises(GraphTooLarge):
         picture.png()
     assert picture.source.count("MulConstant#") == 500  # the DOT text is still there
-    assert not draw(y, max_nodes=501).refused and not draw(y, max_nodes=None).refused
+    assert not draw(y, max_nodes=1002).refused and not draw(y, max_nodes=None).refused
+    assert not draw(y, style="modern").refused  # 503 nodes: no Variable ellipses in between
 
 
 def test_modern_style_starts_at_a_roots_grad_fn_which_a_leaf_or_an_index_output_has_not():

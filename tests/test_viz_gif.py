@@ -9,6 +9,7 @@ import pytest
 
 import varfunc as vf
 from varfunc.viz import GraphTooLarge, available_renderers, export, trace
+from varfunc.viz.dot import node_count
 
 
 def chain(nodes: int):
@@ -57,13 +58,15 @@ def refuse_to_render(source, format="svg", renderer=None):
 
 def test_a_gif_of_a_large_graph_is_refused_before_any_frame_is_drawn(monkeypatch, tmp_path):
     """Before: a 100-node graph's GIF was started, and its first page was a 268-megapixel PNG."""
+    # chain(31): 31 Functions and Leaf nodes, each a box with its Variable: 62 nodes to draw
     pytest.importorskip("PIL")
     monkeypatch.setattr(export, "render", refuse_to_render)
     with pytest.raises(GraphTooLarge) as refused:
         trace(chain(31)).save_gif(str(tmp_path / "big.gif"))
     message = str(refused.value)
     assert message.startswith(
-        "save_gif: this graph has 31 nodes (Functions and Leaf nodes), more than max_nodes=30"
+        "save_gif: a picture of this graph has 62 nodes (Function and Leaf boxes, Variables, saved "
+        "tensors), more than max_nodes=60"
     )
     assert "recording.stepper()" in message and "save_frames(directory, 'svg')" in message
     assert "save_gif(..., max_nodes=None)" in message
@@ -71,13 +74,13 @@ def test_a_gif_of_a_large_graph_is_refused_before_any_frame_is_drawn(monkeypatch
 
 
 def test_a_gif_of_too_many_frames_is_refused(monkeypatch, tmp_path):
-    """Four nodes, but a Function of 130 outputs: 130 sends and 130 buffer events, and more."""
+    """Six nodes in modern style, but a Function of 130 outputs: 130 sends, 130 buffer events, more."""
     from test_viz_scaling import split_loss
 
     pytest.importorskip("PIL")
     monkeypatch.setattr(export, "render", refuse_to_render)
-    recording = trace(split_loss(130)[0])
-    assert len(recording.view.functions) == 4
+    recording = trace(split_loss(130)[0], style="modern")  # no ellipse for each of Split's outputs
+    assert len(recording.view.functions) == 4 and node_count(recording.view, recording.options) == 6
     with pytest.raises(GraphTooLarge, match=r"save_gif: this trace has 273 frames \(one per engine event\)"):
         recording.save_gif(str(tmp_path / "wide.gif"))
 

@@ -132,9 +132,9 @@ def test_a_hook_that_hands_back_a_nan_gradient_changed_nothing():
         recording = trace((y * 0).sum(), params={"x": x})
     hooks = [line for line in recording.lines if "hook" in line or ".backward" in line]
     assert hooks[-3:] == [
-        " 10 hook 'fpeek' on Log#1 saw grad_input [nan, 0] and grad_output [0, 0]; it returned them "
+        " 10 Log#1.backward([0, 0]) -> [nan, 0]",
+        " 11 hook 'fpeek' on Log#1 saw grad_input [nan, 0] and grad_output [0, 0]; it returned them "
         "unchanged",
-        " 11 Log#1.backward([0, 0]) -> [nan, 0]",
         " 15 hook 'peek' on x output 0: [nan, 0] (unchanged)",
     ]
     assert "hooked" not in recording.frame_source(-1)

@@ -4,8 +4,9 @@
 while recording the engine and returns a Recording (text log, one frame per event, ``.stepper()``,
 GIF/SVG/PNG export), ``compare_orders(...)`` replays one graph under four orderings. Reads the graph,
 never changes it; needs only NumPy to import (Graphviz, ipywidgets and Pillow are used when present).
-Graphs of more than ``MAX_NODES`` nodes are not drawn, nor frames made past ``MAX_FRAME_NODES``, nor
-GIFs past ``export.MAX_GIF_NODES``, unless ``max_nodes=`` says otherwise (``GraphTooLarge``).
+Pictures of more than ``MAX_NODES`` nodes (what they draw: boxes, Variables, saved tensors) are not
+drawn, nor frames made past ``MAX_FRAME_NODES``, nor GIFs past ``export.MAX_GIF_NODES``, unless
+``max_nodes=`` says otherwise (``GraphTooLarge``).
 """
 
 from .dot import COLORS, DotOptions, build_dot

@@ -102,9 +102,14 @@ def variable_id(view: GraphView, fn: Any, output_nr: int) -> str:
     return f"v{k}" if len(fn.output_ids or ()) <= 1 else f"v{k}_{output_nr}"
 
 
-def _grad_or_zeros(facts: Any) -> Any:
-    """A leaf's gradient, zeros before its first backward (as its ``.grad`` getter would give)."""
-    return np.zeros(facts.shape) if facts.grad is None else facts.grad
+def grad_line(facts: Any) -> str:
+    """``grad [1, 1]``: a leaf's gradient, zeros before its first backward (as ``.grad`` would give)."""
+    return f"grad {array_text(np.zeros(facts.shape) if facts.grad is None else facts.grad)}"
+
+
+def used_outputs(view: GraphView, fn: Any) -> list:
+    """The output indices of fn that a v0.1 picture draws: those read by a consumer or a root."""
+    return sorted({e.output_nr for e in view.consumers(fn)} | set(view.root_outputs(fn)))
 
 
 def _node(node_id: str, label: str, fill: str, **attrs: str) -> str:
@@ -159,7 +164,7 @@ class _Builder:
         if facts.exists and self.o.show_values:
             lines.append("overwritten in place" if facts.overwritten else f"data {array_text(facts.data)}")
         if facts.exists and self.o.show_grads and view.is_leaf(slot[0]) and facts.requires_grad:
-            lines.append(f"grad {array_text(_grad_or_zeros(facts))}")
+            lines.append(grad_line(facts))
         lines += self.overlay.variable_lines.get(slot, [])
         return "\n".join(lines)
 
@@ -214,7 +219,7 @@ class _Builder:
         for fn in view.functions:
             k = view.index[fn]
             self.nodes.append(self.function_node(fn))
-            used = sorted({e.output_nr for e in view.consumers(fn)} | set(view.root_outputs(fn)))
+            used = used_outputs(view, fn)
             for j in used:
                 slot = (fn, j)
                 fill, attrs = self.variable_fill(slot, view.is_root(slot))
@@ -316,6 +321,35 @@ class _Builder:
 def build_dot(view: GraphView, options: DotOptions | None = None, overlay: Overlay | None = None) -> str:
     """The DOT text of the graph in ``view``: same graph and options, same text, on every run."""
     return _Builder(view, options or DotOptions(), overlay).build()
+
+
+def node_count(view: GraphView, options: DotOptions, replay: bool = False) -> int:
+    """How many nodes build_dot draws for view: boxes, Variables, saved tensors (no legend, no notes).
+
+    What a picture costs to lay out and to read grows with these, so size limits count them. replay:
+    a replay's frame (a leaf traced as the root gets its AccumulateGrad box in modern style).
+    """
+    if options.style == "v0.1":
+        functions = view.functions
+        count = sum(1 + len(used_outputs(view, fn)) for fn in functions)
+    else:
+        functions = view.modern_functions()
+        count = sum(2 if view.is_leaf(fn) else 1 + len(view.root_outputs(fn)) for fn in functions)
+        drawn = set(functions)
+        for fn, _ in view.root_slots():  # a root that has no grad_fn, drawn alone
+            if fn not in drawn:
+                count += 2 if view.is_leaf(fn) and replay else 1
+    if options.show_saved:
+        count += sum(_saved_nodes(view, fn) for fn in functions)
+    return count + len(view.graphless_roots())
+
+
+def _saved_nodes(view: GraphView, fn: Any) -> int:
+    """How many saved-tensor nodes fn gets: one per tensor, or one saying they changed in place."""
+    if view.is_leaf(fn):
+        return 0
+    tensors = view.saved_tensors(fn)
+    return 1 if tensors is None else len(tensors)
 
 
 def summary(view: GraphView, style: str = "v0.1") -> str:

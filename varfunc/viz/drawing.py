@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .dot import DotOptions, build_dot, summary
+from .dot import DotOptions, build_dot, node_count, summary
 from .graph import MAX_NODES, GraphView, too_large
 from .render import Picture
 
@@ -26,19 +26,20 @@ def draw(
     ``"modern"`` (grad_fn names such as ``MulBackward0``, AccumulateGrad, next_functions).
     show_shapes / show_values / show_grads: shapes, data and (leaf) gradients inside the nodes.
     show_saved: the tensors each Function saved for backward (orange). params: ``{name: Variable}``
-    names leaves, outputs or intermediates. legend: add a legend of the colours. max_nodes: a graph
-    of more Functions than this (500 by default; None: no limit) is not rendered: the Picture
-    says so and shows the summary instead (its ``.source`` is still the DOT text).
+    names leaves, outputs or intermediates. legend: add a legend of the colours. max_nodes: a picture
+    of more nodes than this (boxes, Variables and saved tensors; 1,000 by default; None: no limit) is
+    not rendered: the Picture says so and shows the summary instead (``.source`` is still the DOT).
 
     Returns a Picture: it displays as SVG in JupyterLab (or as DOT text when nothing can render),
     ``.source`` is the DOT text, ``str()`` / ``.summary()`` describe the graph in words.
     """
     view = GraphView(var_or_vars, params)
     options = DotOptions(style, show_shapes, show_values, show_grads, show_saved, legend)
-    refused = too_large(view, max_nodes)
+    nodes = node_count(view, options)
+    refused = too_large(nodes, max_nodes)
     if refused:
         refused = (
             f"draw: {refused}: too big a picture to read, and slow to render. "
-            f"Pass draw(..., max_nodes={len(view.functions)}) or max_nodes=None to draw it anyway"
+            f"Pass draw(..., max_nodes={nodes}) or max_nodes=None to draw it anyway"
         )
     return Picture(build_dot(view, options), summary(view, style), refused)

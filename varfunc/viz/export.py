@@ -18,10 +18,11 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from .graph import too_large
 from .render import GraphTooLarge, Picture, RendererUnavailable, available_renderers, render, saved_format
 
 MAX_GIF_SIDE = 1536  # pixels: the most a GIF page is wide or high (16 inches at Graphviz's 96 dpi)
-MAX_GIF_NODES = 30  # a 30-node chain is already drawn at a third of its size to fit the page
+MAX_GIF_NODES = 60  # nodes drawn: a chain of 29 ops (60 nodes) is drawn at a third of its size to fit
 MAX_GIF_FRAMES = 250  # about 4 minutes at 900 ms a frame; many-output Functions make many frames
 RED = (255, 0, 0)  # the edge the last gradient was sent along (dot.py draws it color=red)
 
@@ -57,10 +58,7 @@ def check_gif_size(nodes: int, frames: int, max_nodes: int | None) -> None:
     if max_nodes is None:
         return
     if nodes > max_nodes:
-        why = (
-            f"this graph has {nodes:,} nodes (Functions and Leaf nodes), more than max_nodes={max_nodes}: "
-            "its frames would be too small to read"
-        )
+        why = f"{too_large(nodes, max_nodes)}: its frames would be too small to read"
     elif frames > MAX_GIF_FRAMES:
         why = f"this trace has {frames:,} frames (one per engine event), more than {MAX_GIF_FRAMES}"
         why += ": too long to watch"

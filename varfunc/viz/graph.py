@@ -21,9 +21,11 @@ from typing import Any, NamedTuple
 from ..leaf import Leaf
 from ..variable import Variable
 
-# draw() renders graphs of at most this many nodes (Functions and Leaf nodes) unless max_nodes says
-# otherwise: a 10,000-op chain drew a 13 MB SVG that took 43 s to show in a notebook.
-MAX_NODES = 500
+# draw() renders pictures of at most this many nodes unless max_nodes says otherwise: a 10,000-op
+# chain drew a 13 MB SVG that took 43 s to show in a notebook. A node is anything the picture draws:
+# a Function or Leaf box, a Variable, a saved tensor (a chain of n ops draws 2n + 2 in v0.1 style).
+MAX_NODES = 1000
+NODES_MEANING = "nodes (Function and Leaf boxes, Variables, saved tensors)"
 
 
 def _as_list(var_or_vars: Any) -> list:
@@ -302,10 +304,11 @@ def _described(item: Any) -> str:
     return f"a {name}{shape}"
 
 
-def too_large(view: GraphView, max_nodes: int | None) -> str:
-    """'' when the graph has at most max_nodes nodes (None: no limit), else a sentence that says so."""
-    count = len(view.functions)  # Functions and Leaf nodes
-    if max_nodes is None or count <= max_nodes:
+def too_large(nodes: int, max_nodes: int | None) -> str:
+    """'' when a picture of this many nodes is within max_nodes (None: no limit), else a sentence.
+
+    nodes: what the picture draws (dot.node_count): Function and Leaf boxes, Variables, saved tensors.
+    """
+    if max_nodes is None or nodes <= max_nodes:
         return ""
-    nodes = "node (a Function or a Leaf node)" if count == 1 else "nodes (Functions and Leaf nodes)"
-    return f"this graph has {count:,} {nodes}, more than max_nodes={max_nodes}"
+    return f"a picture of this graph has {nodes:,} {NODES_MEANING}, more than max_nodes={max_nodes}"

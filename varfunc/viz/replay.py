@@ -18,6 +18,7 @@ drawn. Frames are written out by export.py.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from dataclasses import replace
 from itertools import islice
 from typing import Any
 
@@ -26,26 +27,28 @@ import numpy as np
 from ..engine import EventLog, ExecutionEngine
 from ..hooks import hooks_reported_to
 from ..variable import Variable
-from .dot import COLORS, DotOptions, Overlay, build_dot
+from .dot import COLORS, DotOptions, Overlay, build_dot, grad_line, node_count
 from .export import MAX_GIF_NODES, Frame, check_gif_size, save_frames, save_gif
 from .graph import MAX_NODES, GraphView, too_large
 from .orders import checked_seed
-from .recorder import grads_after
+from .recorder import accumulated_grads, in_call_order
 from .render import GraphTooLarge
 from .snapshot import FrozenView
 from .story import READY_SHOWN, State, Story
 
-# Frames are refused for graphs of more nodes than this unless max_nodes says otherwise: one frame
-# per event (about 4 per node), each a picture of the whole graph, so the cost grows as the square
-# (a 500-node chain: 2,007 frames, 17 s of DOT text before any rendering).
-MAX_FRAME_NODES = 100
+# Frames are refused for graphs whose picture has more nodes than this (dot.node_count: boxes,
+# Variables, saved tensors) unless max_nodes says otherwise: one frame per event (about 4 per
+# Function), each a picture of the whole graph, so the cost grows as the square (a 500-op chain,
+# 1,002 nodes: 2,007 frames, 17 s of DOT text before any rendering). A chain of 99 ops draws 200.
+MAX_FRAME_NODES = 200
 
 
 class Recording:
     """The engine's story for one backward: ``.events``, ``.lines``/``str()``, ``.frames``, ``.stepper()``.
 
-    ``max_nodes``: frames are refused for a graph of more nodes (None: no limit); the log never is.
-    ``grads_after``: {Leaf: its .grad after this backward}, shown in the frames once it accumulated.
+    ``max_nodes``: frames are refused when a picture of the graph has more nodes (None: no limit);
+    the log never is. ``grads_after``: {Leaf: its .grad after this backward}, shown in the frames
+    once it accumulated; left out, it is read from the leaves now if ``options.show_grads`` is set.
     The frames show the graph as it is when the Recording is made, however late they are drawn.
     """
 
@@ -61,13 +64,29 @@ class Recording:
         self.options = options or DotOptions()
         o = self.options
         self.view = FrozenView(view, values=o.show_values, grads=o.show_grads, saved=o.show_saved)
-        self.events = events
+        self.events = in_call_order(events)  # a Function hook after the backward it saw (recorder.py)
         self.order = order
         self.max_nodes = max_nodes
-        self.grads_after = grads_after or {}
-        self.story = Story(self.view, events, order, self.options.style, self.grads_after)
+        if grads_after is None:
+            grads_after = accumulated_grads(self.events) if o.show_grads else {}
+        self.grads_after = grads_after
+        self.story = Story(self.view, self.events, order, self.options.style, self.grads_after)
+        self._frame_options = replace(o, show_grads=False)  # a frame shows .grad as it was at its step
+        self._still_grads = self._grads_left_alone() if o.show_grads else {}
+        self._nodes = node_count(self.view, self._frame_options, replay=True)
         self.lines: list[str] = [line for line, _ in self._replay()]
         self._frames: list | None = None
+
+    def _grads_left_alone(self) -> dict:
+        """{(Leaf, 0): ``grad [..]``} for the leaves shown that these events never accumulated into:
+        their .grad is now what it was at every step. The others show ``.grad =`` once they did."""
+        accumulated = {e.function for e in self.events if e.kind == "accumulated"}
+        lines = {}
+        for fn in self.view.functions:
+            facts = self.view.facts((fn, 0)) if self.view.is_leaf(fn) else None
+            if facts is not None and facts.exists and facts.requires_grad and fn not in accumulated:
+                lines[(fn, 0)] = grad_line(facts)
+        return lines
 
     def name(self, fn: Any) -> str:
         """fn's name in the log, in the recording's style (``MulConstant#1`` or ``MulBackward0#1``)."""
@@ -131,18 +150,17 @@ class Recording:
         overlay.fill[state.current] = COLORS["current"]
         if state.failed is not None:
             overlay.fill[state.failed] = COLORS["failed"]
-        for slot, label in state.labels.items():
-            overlay.variable_lines[slot] = [label]
-        for slot, label in state.grads_after.items():
-            overlay.variable_lines.setdefault(slot, []).append(label)
+        for labels in (self._still_grads, state.labels, state.grads_after):
+            for slot, label in labels.items():
+                overlay.variable_lines.setdefault(slot, []).append(label)
         overlay.edge = state.edge
-        return build_dot(self.view, self.options, overlay)
+        return build_dot(self.view, self._frame_options, overlay)
 
     def _check_size(self) -> None:
-        refused = too_large(self.view, self.max_nodes)
+        refused = too_large(self._nodes, self.max_nodes)
         if not refused:
             return
-        nodes = len(self.view.functions)
+        nodes = self._nodes
         if nodes <= MAX_NODES:
             advice = f"Set recording.max_nodes = {nodes} (or None) to make them anyway"
         else:  # thousands of frames, each too large to draw (draw() refuses past MAX_NODES)
@@ -189,10 +207,10 @@ class Recording:
     ) -> str:
         """An animated GIF of the frames (needs Pillow and a PNG renderer: ``dot`` or pygraphviz).
 
-        Refused (GraphTooLarge) for a graph of more than max_nodes nodes (30 by default; None: no
-        limit) or a trace of more than 250 frames: a frame of it would be too small to read.
+        Refused (GraphTooLarge) for a graph whose picture has more than max_nodes nodes (60 by default;
+        None: no limit) or a trace of more than 250 frames: a frame of it would be too small to read.
         """
-        check_gif_size(len(self.view.functions), len(self.events), max_nodes)
+        check_gif_size(self._nodes, len(self.events), max_nodes)
         return save_gif(self.frames, path, duration, last_duration, scale, colors)
 
 
@@ -211,9 +229,9 @@ def trace(
     order: ``"stack"`` (v0.1.3) or ``"fifo"`` (v0.1.4). Gradients accumulate into the leaves'
     ``.grad`` as with any backward, and hooks run (each one gets a log line). params:
     ``{name: Variable}`` names leaves in the log and frames. style: names and pictures, ``"v0.1"`` or
-    ``"modern"``. max_nodes: frames of a graph with more nodes (100 by default; None: no limit) are
-    refused; the log is always there. If backward raises, the error goes on with the Recording of
-    the steps up to it as ``error.recording``.
+    ``"modern"``. max_nodes: frames of a graph whose picture has more nodes (boxes, Variables; 200
+    by default; None: no limit) are refused; the log is always there. If backward raises, the error
+    goes on with the Recording of the steps up to it as ``error.recording``.
     """
     if not isinstance(loss, Variable):
         raise TypeError(f"trace: loss must be one Variable to run backward from, got {type(loss).__name__}")
@@ -224,7 +242,7 @@ def trace(
     log = EventLog()
 
     def recording() -> Recording:
-        return Recording(view, log.events, order, options, max_nodes, grads_after(log.events))
+        return Recording(view, log.events, order, options, max_nodes, accumulated_grads(log.events))
 
     try:
         with hooks_reported_to(log):

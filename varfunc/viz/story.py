@@ -44,6 +44,18 @@ def _described(value: Any) -> str:
     return f"a {type(value).__name__}"
 
 
+def _function_hook_text(where: str, grad_input: tuple, grad_output: tuple, returned: Any) -> str:
+    """A Function hook's line: what it saw (backward's result, or the hook before it's), what it returned."""
+    line = f"{where} saw grad_input {_join(grad_input)} and grad_output {_join(grad_output)}"
+    if returned is None:
+        return line
+    if not isinstance(returned, tuple) or not all(g is None or _is_gradient(g) for g in returned):
+        return f"{line}; it returned {_described(returned)}"  # which the engine refuses next
+    if same_grads(returned, grad_input):  # handed back as they were
+        return f"{line}; it returned them unchanged"
+    return f"{line}; it returned {_join(returned)} in its place"
+
+
 @dataclass
 class State:
     """The picture after one event of a replay; live: the next event changes it."""
@@ -64,12 +76,13 @@ class State:
     done: set = field(default_factory=set)
     sends_left: deque = field(default_factory=deque)  # needed edges of the running Function, in order
     received: list = field(default_factory=list)  # its grad_output, as its hooks left it
-    backward_gave: tuple | None = None  # what backward returned, when a Function hook replaced it
     next_event: Any = None  # the event after this backward's dependencies: the root's pop, with the seed
 
 
 class Story:
     """The log of ``events`` (from one engine run, or several in a row), and the state after each.
+
+    ``events``: in the order things happened (``recorder.in_call_order``, as Recording passes them).
 
     ``grads_after``: {Leaf: its .grad after this backward}, shown once the Leaf accumulated.
     """
@@ -162,7 +175,6 @@ class Story:
                 s.labels[(root, j)] = f"buffer {array_text(g)}"
 
     def _on_popped(self, s: State, fn: Any, d: dict) -> str:
-        s.backward_gave = None
         s.popped = fn
         self._take_ready(s, fn)
         s.received = list(d["grad_output"])
@@ -182,22 +194,8 @@ class Story:
             return f"{where} ran in another backward, started inside this one: not part of this replay"
         if d["output_nr"] is None:  # a function hook: it sees both sides, and may replace grad_input
             grad_input, grad_output = d["given"]
-            return self._function_hook(s, where, grad_input, grad_output, d["returned"])
+            return _function_hook_text(where, grad_input, grad_output, d["returned"])
         return self._variable_hook(s, fn, where, d["output_nr"], d["given"][0], d["returned"])
-
-    def _function_hook(
-        self, s: State, where: str, grad_input: tuple, grad_output: tuple, returned: Any
-    ) -> str:
-        line = f"{where} saw grad_input {_join(grad_input)} and grad_output {_join(grad_output)}"
-        if returned is None:
-            return line
-        if not isinstance(returned, tuple) or not all(g is None or _is_gradient(g) for g in returned):
-            return f"{line}; it returned {_described(returned)}"  # which the engine refuses next
-        if same_grads(returned, grad_input):  # handed back as they were
-            return f"{line}; it returned them unchanged"
-        if s.backward_gave is None:  # the first hook to replace it saw what backward returned
-            s.backward_gave = grad_input
-        return f"{line}; it returned {_join(returned)} in its place"
 
     def _variable_hook(self, s: State, fn: Any, where: str, j: int, before: Any, returned: Any) -> str:
         if returned is not None and not _is_gradient(returned):  # the engine refuses it next
@@ -212,11 +210,8 @@ class Story:
     def _on_called_backward(self, s: State, fn: Any, d: dict) -> str:
         s.done.add(fn)
         s.sends_left = deque(e for e in self.view.inputs.get(fn, []) if e.needed)
-        gave, s.backward_gave = s.backward_gave, None
-        line = f"{self.name(fn)}.backward({_join(s.received)}) -> "
-        if gave is None:
-            return line + _join(d["grad_input"])
-        return line + f"{_join(gave)}, replaced by its hook with {_join(d['grad_input'])}"
+        returned = d.get("backward_returned", d["grad_input"])  # Function hooks may replace it next
+        return f"{self.name(fn)}.backward({_join(s.received)}) -> {_join(returned)}"
 
     def _on_accumulated(self, s: State, fn: Any, d: dict) -> str:
         s.done.add(fn)
