@@ -211,3 +211,17 @@ def test_a_replaced_import_module_is_named_and_the_runner_imports_with_the_kept_
     out = capsys.readouterr().out
     assert "varfunc.grading.hidden" not in calls
     assert "not checked" in out and "importlib.import_module" in out
+
+
+def test_a_module_reloaded_by_the_notebook_is_named_with_the_reload_hint(snapshot, monkeypatch, capsys):
+    """The grader said 'remove the lines that assign to ... names' for importlib.reload too."""
+    module = sys.modules["varfunc.modern"]
+    monkeypatch.setattr(module, "__spec__", type(module.__spec__)(module.__name__, None))  # as reload does
+    monkeypatch.setattr(module, "modern_name", lambda function: "?")  # and its functions are new ones
+    namespace = {"__name__": "__main__"}
+    exec(compile(WRONG_MUL, "notebook", "exec"), namespace)
+    exec(compile(runner_source("ch03.mul"), "runner", "exec"), namespace)
+    out = capsys.readouterr().out
+    assert "'not_checked': True" in out
+    assert "the notebook reloaded library modules that the checks rely on (varfunc.modern)" in out
+    assert "remove importlib.reload" in out and "assign to" not in out

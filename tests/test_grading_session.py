@@ -33,6 +33,11 @@ ORDER = '["Sum#5", "Mul#4", "Add#3", "Mul#2", "y", "x"]'
 @pytest.fixture
 def shell(monkeypatch, tmp_path):
     """A fresh IPython shell that has imported varfunc.grading, as a notebook's first cells do."""
+    yield from started_shell(monkeypatch, tmp_path)
+
+
+def started_shell(monkeypatch, tmp_path):
+    """The shell fixture's shell, made and, once the test is done, cleared (test_grading_kernel_edges too)."""
     monkeypatch.setenv("IPYTHONDIR", str(tmp_path))
     monkeypatch.delenv(GUARD_ENV, raising=False)
     InteractiveShell.clear_instance()

@@ -33,9 +33,10 @@ from .expect import (  # noqa: F401 - the chapters import the helpers for writin
     parts,
 )
 from .floats import numpy_defaults
-from .session import RESTART_HINT, FailedRun, replaced_case, session, stale_case
+from .session import FailedRun, session, stale_case
 
-REGISTRY: dict[str, Exercise] = {}
+# the same dict after importlib.reload(core): the chapter modules registered their exercises in it
+REGISTRY: dict[str, Exercise] = globals().get("REGISTRY", {})
 RAISED = "your code raised an error"  # a verdict's case with nothing to expect, only what was raised
 NOT_SOLVED = "not solved yet"
 STUB_MESSAGE = "Your code here: replace this line with your solution."  # notebook.STUB raises it
@@ -283,17 +284,17 @@ def notebook_verdict(exercise_id: str, namespace: dict) -> Verdict:
     ex, kernel = lookup(exercise_id), session()
     if kernel is None:
         return evaluate(exercise_id, namespace)
-    replaced = kernel.replaced()
-    if replaced:
-        return Verdict(ex, False, replaced_case(replaced), hint=RESTART_HINT)
+    changed = kernel.library_changed()
+    if changed:
+        return Verdict(ex, False, changed[0], hint=changed[1])
     stale = kernel.stale(ex.needs, namespace)
     if stale:
         return _stale_verdict(ex, stale)
     with answers_read() as answers:
         verdict = evaluate(exercise_id, namespace)
-    replaced = kernel.replaced()
-    if replaced:
-        return Verdict(ex, False, replaced_case(replaced, while_checking=True), hint=RESTART_HINT)
+    changed = kernel.library_changed(while_checking=True)
+    if changed:
+        return Verdict(ex, False, changed[0], hint=changed[1])
     stale = kernel.stale(sorted(answers), namespace)
     return _stale_verdict(ex, stale) if stale else verdict
 

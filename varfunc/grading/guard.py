@@ -82,6 +82,7 @@ class Snapshot:
         self.behaviours = {key: _behaviour(value) for key, value in entries.items()}
         self.tables = _tables()
         self.inherited = _inherited()
+        self.modules = {module.__name__: (module, module.__spec__) for module in _watched_modules()}
 
     @classmethod
     def take(cls) -> Snapshot:
@@ -127,6 +128,15 @@ class Snapshot:
             if (owner, name) not in now or now[(owner, name)] != then
         ]
         return sorted(found)
+
+    def reloaded(self) -> list[str]:
+        """The watched modules run again since the snapshot: importlib.reload gives a module a new
+        __spec__ (and new functions and classes); an import after del sys.modules[...] a new module."""
+        return sorted(
+            name
+            for name, (module, spec) in self.modules.items()
+            if sys.modules.get(name, module) is not module or getattr(module, "__spec__", None) is not spec
+        )
 
     def _publisher_replaced(self) -> list[str]:
         """What display() goes through that is not a module's name: the shell and its publisher."""

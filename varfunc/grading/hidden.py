@@ -185,13 +185,21 @@ def _tampering(snapshot: Snapshot | None, while_checking: bool = False) -> dict:
     replaced = snapshot.replaced()
     if not replaced:
         return {}
-    shown = ", ".join(replaced[:5]) + (f" and {len(replaced) - 5} more" if len(replaced) > 5 else "")
+    reloaded = snapshot.reloaded()  # importlib.reload: new classes, while old Variables keep theirs
+    changed = reloaded or replaced
+    shown = ", ".join(changed[:5]) + (f" and {len(changed) - 5} more" if len(changed) > 5 else "")
+    what = "reloaded library modules" if reloaded else "replaced library code"
     when = " while the checks ran" if while_checking else ""
+    remove = (
+        "importlib.reload (it makes new classes, while what was made before keeps the old ones)"
+        if reloaded
+        else "the lines that assign to NumPy, varfunc, IPython or builtin names (or their code or defaults)"
+    )
     return {
         "not_checked": True,
-        "case": f"not checked: the notebook replaced library code that the checks rely on{when} ({shown})",
-        "hint": "grading runs your notebook as written: remove the lines that assign to NumPy, varfunc, "
-        "IPython or builtin names (or to their code or defaults), and solve the exercise in its own cell",
+        "case": f"not checked: the notebook {what} that the checks rely on{when} ({shown})",
+        "hint": f"grading runs your notebook as written: remove {remove}, and solve the exercise in its own "
+        "cell",
     }
 
 

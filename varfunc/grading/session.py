@@ -5,7 +5,8 @@ Two things the variables alone do not show:
 - a cell that raised the last time it ran (a typo, a NameError, an interrupt) left the names it
   binds as an earlier run left them: a check would grade code that is no longer in the cell;
 - library code the notebook replaced (``Variable.__mul__ = ...``) breaks the checks' own code, and
-  every later cell, until the kernel restarts (``grade`` finds it with the guard's ``Snapshot``).
+  every later cell, until the kernel restarts (``grade`` finds it with the guard's ``Snapshot``); a
+  module reloaded (``importlib.reload(varfunc.variable)``) does too, and the check says so.
 
 The ``Session`` starts when varfunc.grading is imported in IPython, or at the first check: it takes a
 ``Snapshot`` and registers pre_run_cell and post_run_cell callbacks, once per shell. Outside IPython,
@@ -29,6 +30,10 @@ RESTART_HINT = (
     "restart the kernel (Kernel > Restart) and run the cells again, without the lines that assign to "
     "NumPy, varfunc or builtin names: such a change applies to every later cell"
 )
+RELOAD_HINT = (
+    "restart the kernel (Kernel > Restart) and run the cells again, without importlib.reload: a reload "
+    "makes new classes and functions, while the Variables and the code made before it keep the old ones"
+)
 
 
 @dataclass(frozen=True)
@@ -40,6 +45,15 @@ class FailedRun:
     value: Any  # what the name held before that run, and still holds (MISSING: not defined)
 
 
+@dataclass
+class _Running:
+    """A cell that runs now: what the names it binds held before, and what a cell run inside it raised."""
+
+    info: Any  # IPython's ExecutionInfo, which its result carries too
+    before: dict[str, Any]
+    inner_error: BaseException | None = None
+
+
 class Session:
     """One kernel's library snapshot, and the names whose cell raised the last time it ran."""
 
@@ -47,22 +61,47 @@ class Session:
         self.shell = shell
         self.snapshot = snapshot
         self.failed: dict[str, FailedRun] = {}
-        # what the running cells' names held before they ran: a cell magic (%%capture) runs its body
-        # as a cell inside the cell
-        self._before: list[dict[str, Any]] = []
+        # the cells running now, outermost first: a cell magic (%%capture) runs its body as a cell
+        # inside the student's cell
+        self._running: list[_Running] = []
 
     def before_cell(self, info: Any) -> None:
         """IPython's pre_run_cell: remember what the names the cell binds hold now."""
         names = names_bound_by(getattr(info, "raw_cell", "") or "")
-        self._before.append({name: self.shell.user_ns.get(name, MISSING) for name in names})
+        self._running.append(_Running(info, {name: self.shell.user_ns.get(name, MISSING) for name in names}))
 
     def after_cell(self, result: Any) -> None:
-        """IPython's post_run_cell: a name the cell did not rebind before it raised keeps that failure."""
-        error = result.error_before_exec if result.error_before_exec is not None else result.error_in_exec
-        for name, before in (self._before.pop() if self._before else {}).items():
+        """IPython's post_run_cell: a name the cell did not rebind before it raised keeps that failure.
+        A cell run inside another passes its error to the outer cell, the one the student ran."""
+        finished = self._finished(getattr(result, "info", None))
+        if finished is None:  # it started before the session did, or IPython could not even read it
+            return
+        errors = (finished.inner_error, result.error_before_exec, result.error_in_exec)
+        error = next((error for error in errors if error is not None), None)
+        if self._running:  # finished ran inside the cell the student ran: that cell raised it
+            outer = self._running[-1]
+            if outer.inner_error is None:
+                outer.inner_error = error
+            for name, value in finished.before.items():
+                outer.before.setdefault(name, value)
+            return
+        self._record(finished.before, error, result.execution_count)
+
+    def _finished(self, info: Any) -> _Running | None:
+        """The running cell that info describes, taken off the stack (with any left open inside it)."""
+        depths = [depth for depth, running in enumerate(self._running) if running.info is info]
+        if info is None or not depths:
+            return None
+        finished = self._running[depths[-1]]
+        del self._running[depths[-1] :]
+        return finished
+
+    def _record(self, before: dict[str, Any], error: BaseException | None, cell: int | None) -> None:
+        """Keep a failure for each name the cell did not bind anew before it raised; forget the rest."""
+        for name, value in before.items():
             now = self.shell.user_ns.get(name, MISSING)
-            if error is not None and now is before and not _same_when_bound_again(now):
-                self.failed[name] = FailedRun(type(error).__name__, result.execution_count, before)
+            if error is not None and now is value and not _same_when_bound_again(now):
+                self.failed[name] = FailedRun(type(error).__name__, cell, value)
             else:
                 self.failed.pop(name, None)
 
@@ -74,9 +113,16 @@ class Session:
             if name in self.failed and namespace.get(name, MISSING) is self.failed[name].value
         }
 
-    def replaced(self) -> list[str]:
-        """The library names the notebook replaced since the session started (guard.Snapshot)."""
-        return self.snapshot.replaced()
+    def library_changed(self, while_checking: bool = False) -> tuple[str, str] | None:
+        """The case and hint when library code changed since the session started (guard.Snapshot):
+        a module reloaded, or names the notebook replaced; None when nothing changed."""
+        replaced = self.snapshot.replaced()
+        if not replaced:
+            return None  # a reload that made nothing new (of a module without functions) is harmless
+        reloaded = self.snapshot.reloaded()
+        if reloaded:
+            return reloaded_case(reloaded, while_checking), RELOAD_HINT
+        return replaced_case(replaced, while_checking), RESTART_HINT
 
 
 def _same_when_bound_again(value: Any) -> bool:
@@ -112,10 +158,23 @@ def _ipython() -> Any:
 
 def replaced_case(names: list[str], while_checking: bool = False) -> str:
     """'not checked: varfunc.variable.Variable.__mul__ was replaced in this kernel' (at most 5 named)."""
+    return f"not checked: {_listed(names)} replaced{_when(while_checking)}"
+
+
+def reloaded_case(modules: list[str], while_checking: bool = False) -> str:
+    """'not checked: varfunc.variable was reloaded (importlib.reload) in this kernel'."""
+    return f"not checked: {_listed(modules)} reloaded (importlib.reload){_when(while_checking)}"
+
+
+def _listed(names: list[str]) -> str:
+    """'a was', 'a, b were', 'a, b, c, d, e and 2 more were'."""
     shown = ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
-    verb = "was" if len(names) == 1 else "were"
-    when = " while the check ran your code" if while_checking else " in this kernel"
-    return f"not checked: {shown} {verb} replaced{when}"
+    return f"{shown} {'was' if len(names) == 1 else 'were'}"
+
+
+def _when(while_checking: bool) -> str:
+    """When the change was seen: before the check, or while it ran the student's code."""
+    return " while the check ran your code" if while_checking else " in this kernel"
 
 
 def stale_case(stale: dict[str, FailedRun]) -> tuple[str, str]:
