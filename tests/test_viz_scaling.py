@@ -11,8 +11,9 @@ import varfunc as vf
 from varfunc import Function
 from varfunc.engine import EventLog
 from varfunc.viz import GraphView, draw, replay_order, trace
-from varfunc.viz.dot import DotOptions, Overlay, build_dot, summary
+from varfunc.viz.dot import DotOptions, Overlay, build_dot
 from varfunc.viz.orders import _generation, _Replay
+from varfunc.viz.summary import summary
 
 
 class Split(Function):

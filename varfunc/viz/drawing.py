@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from .dot import DotOptions, build_dot, node_count, summary
+from .dot import DotOptions, build_dot, node_count
 from .graph import MAX_NODES, GraphView, too_large
 from .render import Picture
+from .summary import summary
 
 
 def draw(
