@@ -75,3 +75,52 @@ def test_a_loose_chapter_file_in_a_class_folder_leaves_the_other_students_their_
     became the class folder ("sub2" for eve, smithalice and the unrenamed file alike)."""
     paths = [CHAPTER, f"Dan Smith_1_assignsubmission_file_/{CHAPTER}", CANVAS, "eve.ipynb"]
     assert _students(tmp_path / "sub2", *paths) == [Path(CHAPTER).stem, "Dan Smith", "smithalice", "eve"]
+
+
+def test_a_canvas_file_is_its_student_in_an_assignment_folder_too(tmp_path):
+    """Grading canvas/hw3/*.ipynb then canvas/hw4/*.ipynb into one folder renamed every student to
+    hw3 and hw4: Canvas's names were read only for files right in the root."""
+    hw4 = "smithalice_123456_7891099_04_the_execution_engine.ipynb"
+    at_once = _students(tmp_path / "canvas", f"hw3/{CANVAS}", f"hw3/jonesbob_1_2_{CHAPTER}", f"hw4/{hw4}")
+    assert at_once == ["smithalice", "jonesbob", "smithalice"]
+    assert _students(tmp_path / "canvas", f"hw3/{CANVAS}", f"hw3/jonesbob_1_2_{CHAPTER}") == at_once[:2]
+    assert _students(tmp_path / "canvas", f"section1/hw4/{hw4}") == ["smithalice"]
+    bases = report_bases([tmp_path / "canvas" / "hw3" / CANVAS], tmp_path / "grades", tmp_path / "canvas")
+    assert [base for base, _ in bases.values()] == [tmp_path / "grades" / "hw3" / Path(CANVAS).stem]
+
+
+@pytest.mark.parametrize(
+    "names", [("hw3.ipynb", "hw3.final.ipynb"), ("03_x.v1.ipynb", "03_x.v2.ipynb"), ("a.b", "a.c")]
+)
+def test_names_that_differ_after_a_dot_get_reports_of_their_own(tmp_path, names):
+    """hw3.ipynb and hw3.final.ipynb shared grades/alice/hw3.json: each run graded both again, each
+    overwriting the other's report."""
+    from varfunc.grading.report import write_reports
+
+    bases = report_bases([tmp_path / "alice" / name for name in names], tmp_path / "grades")
+    assert [base.name for base, _ in bases.values()] == [name.removesuffix(".ipynb") for name in names]
+    for path, (base, _) in bases.items():
+        report = {"submission": str(path), "status": "unreadable", "score": 0, "max_score": 0}
+        write_reports({**report, "problems": [], "exercises": []}, base)
+    written = sorted(p.name for p in (tmp_path / "grades").rglob("*") if p.is_file())
+    assert written == sorted(
+        base.name + kind for base, _ in bases.values() for kind in (".json", ".md", ".html")
+    )
+
+
+def test_both_reports_are_kept_and_resumed(tmp_path):
+    pytest.importorskip("nbformat")
+    from varfunc.grading.batch import grade_class
+
+    paths = [tmp_path / "submissions" / "alice" / name for name in ("hw3.ipynb", "hw3.final.ipynb")]
+    paths.append(tmp_path / "submissions" / "bob" / "hw3.ipynb")
+    for path in paths:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(f"not json: {path.name}")  # unreadable: graded without a kernel
+    grade_class(paths, tmp_path / "grades", progress=False)
+    again = grade_class(paths, tmp_path / "grades", progress=False)
+    assert [r.get("resumed") for r in again] == [True, True, True]
+    written = sorted(p.name for p in (tmp_path / "grades" / "alice").iterdir())
+    assert written == [
+        f"hw3.{kind}" for kind in ("final.html", "final.json", "final.md", "html", "json", "md")
+    ]

@@ -158,3 +158,13 @@ def test_the_student_is_named_after_the_folder_or_the_file(tmp_path):
         ([chapter, tmp_path / "carol" / chapter.name], "alice"),
     ]:
         assert report_bases(paths, tmp_path / "grades")[paths[0]][1] == student
+
+
+def test_the_chapter_help_says_where_the_chapter_comes_from_without_it():
+    """It said "default: from the file name"; a file with another name falls back to the notebook's
+    own exercise cells, so another chapter's notebook scores full marks for its own chapter."""
+    from varfunc.grading.__main__ import parser
+
+    grade = parser()._subparsers._group_actions[0].choices["grade"]
+    text = " ".join(grade.format_help().split())
+    assert "else the chapter of the notebook's own exercise cells" in text

@@ -1,6 +1,7 @@
-"""Releasing again is safe: notebooks already in the release folder (a student's work) are not
-overwritten without --force, a file is no release folder, release folders inside the source folder
-are left out, and a release holds copies of the files outside the source folder that its links name."""
+"""Releasing again is safe: files already in the release folder (a student's notebook or README, a
+linked copy) are not overwritten without --force, a file is no release folder, release folders inside
+the source folder are left out, and a release holds copies of the files outside the source folder
+that its links name."""
 
 from __future__ import annotations
 
@@ -46,6 +47,31 @@ def test_releasing_again_does_not_overwrite_a_students_work_without_force(tmp_pa
         release(source / CHAPTER.name, out)  # one notebook too
     assert main(["release", "--force", str(source), str(out)]) == 0
     assert work.read_bytes() != solved
+
+
+def test_releasing_again_does_not_overwrite_any_file_of_the_copy_without_force(tmp_path, capsys):
+    """Only notebooks were refused: a README.md the student edited and the linked docs/differences.md
+    were overwritten without a word, though the README says a release refuses to write over a copy."""
+    source = _course(tmp_path)
+    out = tmp_path / "student"
+    release(source, out)
+    (out / CHAPTER.name).unlink()  # the notebook is gone: only other files are in the way
+    (out / "README.md").write_text("my notes")
+    (out / "docs" / "differences.md").write_text("my notes too")
+    before = {p: p.read_bytes() for p in out.rglob("*") if p.is_file()}
+    capsys.readouterr()
+    assert main(["release", str(source), str(out)]) == 2
+    err = capsys.readouterr().err
+    assert "nothing was written: 2 file(s) already there would be overwritten" in err
+    assert str(out / "README.md") in err and str(out / "docs" / "differences.md") in err
+    (out / "README.md").unlink()
+    with pytest.raises(ValueError, match=r"1 file\(s\) already there .*differences.md"):
+        release(source / CHAPTER.name, out)  # one notebook and the file it links to
+    assert {p: p.read_bytes() for p in out.rglob("*") if p.is_file()} == {
+        p: b for p, b in before.items() if p.name != "README.md"
+    }
+    assert main(["release", "--force", str(source), str(out)]) == 0
+    assert (out / "docs" / "differences.md").read_text() == "# Differences\n"
 
 
 def test_a_file_as_the_release_folder_is_refused(tmp_path, capsys):

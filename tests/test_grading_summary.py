@@ -1,7 +1,8 @@
 """The class summary lists every submission with a report in the report folder, whichever run graded
-it (grading ch03, then ch04 into the same folder kept only ch04), and is UTF-8 with a byte order mark
-so that spreadsheet programs show accented names right. The submissions here are not notebooks: they
-are graded without a kernel."""
+it (grading ch03, then ch04 into the same folder kept only ch04), one row per report (a file typed
+two ways had two rows), its exercise columns in the chapters' order whoever is listed, and is UTF-8
+with a byte order mark so that spreadsheet programs show accented names right. The submissions here
+are not notebooks: they are graded without a kernel."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ pytest.importorskip("nbformat")
 
 from varfunc.grading.__main__ import main  # noqa: E402
 from varfunc.grading.batch import grade_class  # noqa: E402
-from varfunc.grading.report import class_reports, saved_reports  # noqa: E402
+from varfunc.grading.report import write_summary  # noqa: E402
 
 CH03, CH04 = "03_functions_and_the_forward_graph.ipynb", "04_the_execution_engine.ipynb"
 
@@ -50,9 +51,52 @@ def test_a_submission_graded_again_keeps_one_row(tmp_path):
     for _ in range(2):
         grade_class([path], tmp_path / "grades", resume=False, progress=False)
     assert len(_rows(tmp_path / "grades" / "summary.csv")) == 1
-    saved = saved_reports(tmp_path / "grades")
-    this_run = [{**saved[0], "score": 99}]
-    assert [r["score"] for r in class_reports(tmp_path / "grades", this_run)] == [99]  # this run's wins
+
+
+def test_a_file_given_twice_is_graded_once_and_listed_once(tmp_path, monkeypatch, capsys):
+    """sub/zed/hw3.ipynb and $PWD/sub/zed/hw3.ipynb: two processes wrote one report, and the summary
+    had two rows (it merged the reports by the path as typed)."""
+    monkeypatch.chdir(tmp_path)
+    _unreadable(tmp_path / "sub" / "zed" / "hw3.ipynb")
+    typed = ["sub/zed/hw3.ipynb", str(tmp_path / "sub" / "zed" / "hw3.ipynb"), "sub/zed/../zed/hw3.ipynb"]
+    assert main(["grade", *typed, "--report", "grades", "--no-progress"]) == 0
+    assert [row["submission"] for row in _rows(tmp_path / "grades" / "summary.csv")] == [typed[0]]
+    assert "graded 1 submission(s)" in capsys.readouterr().out
+
+
+def test_the_summary_has_a_row_per_report_file(tmp_path):
+    """Two reports of one submission path (left by a moved folder) were merged into one row, while
+    the command said the summary listed every report in the folder."""
+    paths = [_unreadable(tmp_path / name / CH03) for name in ("alice", "bob")]
+    grade_class(paths, tmp_path / "grades", progress=False)
+    bob = tmp_path / "grades" / "bob" / f"{Path(CH03).stem}.json"
+    report = json.loads(bob.read_text())
+    report["submission"] = str(paths[0])  # as if both were graded from one path
+    bob.write_text(json.dumps(report))
+    grade_class(paths[:1], tmp_path / "grades", progress=False)
+    assert sorted(row["student"] for row in _rows(tmp_path / "grades" / "summary.csv")) == ["alice", "bob"]
+
+
+def _report(student: str, chapter: str, *exercise_ids: str) -> dict:
+    exercises = [{"id": i, "points": 1, "status": "passed"} for i in exercise_ids]
+    report = {"student": student, "submission": f"{student}.ipynb", "chapter": chapter, "problems": []}
+    return {**report, "status": "graded", "score": 2, "max_score": 2, "exercises": exercises}
+
+
+def test_exercise_columns_follow_the_chapters_whoever_is_listed(tmp_path):
+    """The columns followed the first report listing each exercise: a new student reordered them."""
+    reports = [
+        _report("amy", "ch04", "ch04.add_grad", "ch04.dependencies"),
+        _report("bob", "ch03", "ch03.div", "ch03.mul"),
+        _report("cat", "ch02", "ch02.describe", "ch99.unknown", "ch02.make_param"),
+    ]
+    expected = ["ch02.make_param", "ch02.describe", "ch03.mul", "ch03.div", "ch04.dependencies"]
+    expected += ["ch04.add_grad", "ch99.unknown"]
+    for order in (reports, reports[::-1], reports[1:]):
+        write_summary(order, tmp_path / "summary.csv")
+        with open(tmp_path / "summary.csv", newline="", encoding="utf-8-sig") as f:
+            columns = next(csv.reader(f))[6:-2]  # between max_score and "look at"
+        assert columns == [i for i in expected if any(i in str(r) for r in order)]
 
 
 def test_accented_names_survive_the_summary(tmp_path):

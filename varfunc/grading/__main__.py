@@ -87,8 +87,22 @@ def _grade(args: argparse.Namespace) -> int:
         f"summary.csv lists {rows} submission(s), every report in {args.report}, "
         f"{len(graded)} of them graded in this run"
     )
-    print(f"reports in {args.report} (summary.csv, and a .json, .md and .html per submission)")
-    return 0
+    print(_last_line(results, args.report))
+    return 1 if any(r["status"] == "grader_error" for r in results) else 0
+
+
+def _last_line(results: list[dict], report: str) -> str:
+    """Where the reports are, and how many of this run's files the grader could not grade, and why."""
+    errors = sum(r["status"] == "grader_error" for r in results)
+    unreadable = sum(r["status"] == "unreadable" for r in results)
+    line = f"reports in {report} (summary.csv, and a .json, .md and .html per submission): "
+    line += f"{errors} grader error(s), {unreadable} unreadable file(s)"
+    where = "their status in summary.csv, the why in their .md reports"
+    if errors:
+        return (
+            f"{line} ({where}; a grader error is on the grader's side: run the command again to retry them)"
+        )
+    return f"{line} ({where})" if unreadable else line
 
 
 def parser() -> argparse.ArgumentParser:
@@ -106,7 +120,7 @@ def parser() -> argparse.ArgumentParser:
     release.add_argument(
         "--force",
         action="store_true",
-        help="overwrite notebooks already in out (a student's work in them is lost)",
+        help="overwrite the files of an earlier release already in out (a student's work in them is lost)",
     )
     release.set_defaults(run=_release)
 
@@ -118,7 +132,11 @@ def parser() -> argparse.ArgumentParser:
     grade.add_argument(
         "--notebook-timeout", type=float, default=600, help="seconds per submission (default 600)"
     )
-    grade.add_argument("--chapter", help="expected chapter, e.g. ch03 (default: from the file name)")
+    grade.add_argument(
+        "--chapter",
+        help="the chapter every file should be, e.g. ch03; without it, each file's two leading digits "
+        "(03_...), else the chapter of the notebook's own exercise cells, which a wrong notebook passes",
+    )
     grade.add_argument(
         "--source", help="the instructor notebooks folder: their HIDDEN TESTS regions are run too"
     )

@@ -23,13 +23,21 @@ from multiprocessing.process import BaseProcess
 from pathlib import Path
 
 from .grade import digest, failed_report, grade_submission
-from .names import student_of
+from .names import report_name, student_of
 from .options import GradeOptions
-from .report import class_reports, write_reports, write_summary
+from .report import report_file, saved_reports, write_reports, write_summary
 from .roots import run_root, settle_root
 from .stopping import obey_the_parent, stop_on_sigterm, stop_processes
 
 SUMMARY = "summary.csv"
+
+
+def distinct(paths: list[Path]) -> list[Path]:
+    """Each file once, as first given (``sub/a.ipynb`` and ``$PWD/sub/a.ipynb`` are one file)."""
+    first = {}
+    for path in map(Path, paths):
+        first.setdefault(path.resolve(), path)
+    return list(first.values())
 
 
 def report_bases(
@@ -42,20 +50,22 @@ def report_bases(
     ``section1/alice`` for ``section1/alice/03_x.ipynb``, ``Alice Smith`` for Moodle's
     ``Alice Smith_123456_assignsubmission_file_/03_x.ipynb``, ``smithalice`` for Canvas's
     ``smithalice_123456_7891011_03_x.ipynb``, ``alice`` for ``alice.ipynb`` or for ``alice/03_x.ipynb``
-    graded alone (reported as ``alice/03_x``, as in a class run).
+    graded alone (reported as ``alice/03_x``, as in a class run). The report path is the file's
+    without its final ``.ipynb`` (``hw3.final.ipynb`` -> ``hw3.final``; ``report_file`` adds ``.json``).
     """
     root = run_root(paths) if root is None else root
     bases = {}
     for path in paths:
         relative = Path(path).resolve().relative_to(root)
-        bases[Path(path)] = (report_dir / relative.with_suffix(""), student_of(relative))
+        base = report_dir / relative.parent / report_name(relative.name)
+        bases[Path(path)] = (base, student_of(relative))
     return bases
 
 
 def up_to_date(path: Path, base: Path, options: GradeOptions) -> dict | None:
     """The existing report of a submission if neither the file nor the grader settings changed."""
     try:
-        report = json.loads(base.with_suffix(".json").read_text(encoding="utf-8"))
+        report = json.loads(report_file(base, ".json").read_text(encoding="utf-8"))
         if report.get("sha256") == digest(Path(path).read_bytes()) and report.get("grader") == (
             options.fingerprint()
         ):
@@ -95,7 +105,7 @@ def grade_and_write(
 
 def _report_of(process: BaseProcess, path: Path, base: Path, student: str, options: GradeOptions) -> dict:
     """The report the child wrote, or a grader_error one if it died before writing it."""
-    written = base.with_suffix(".json")
+    written = report_file(base, ".json")
     if process.exitcode == 0 and written.exists():
         return json.loads(written.read_text(encoding="utf-8"))
     problem = (
@@ -140,7 +150,7 @@ def _graded(todo: list, options: GradeOptions, jobs: int) -> Iterator[dict]:
         while pending or running:
             while pending and len(running) < jobs:
                 path, (base, student) = pending.pop(0)
-                base.with_suffix(".json").unlink(missing_ok=True)  # an old report must not pass for the new
+                report_file(base, ".json").unlink(missing_ok=True)  # an old report must not pass for the new
                 # the run's fingerprint, which the next run compares with, goes into the report
                 scratch = tempfile.mkdtemp(prefix="varfunc-grade-")
                 process = context.Process(
@@ -156,7 +166,7 @@ def _graded(todo: list, options: GradeOptions, jobs: int) -> Iterator[dict]:
     finally:  # stopped half-way (Ctrl-C, SIGTERM, the caller's error): nothing may be left running
         stop_processes((process, scratch) for process, _, _, _, scratch in running.values())
         for _, _, base, _, _ in running.values():
-            base.with_suffix(".json.partial").unlink(missing_ok=True)
+            report_file(base, ".json.partial").unlink(missing_ok=True)
 
 
 def grade_class(
@@ -170,13 +180,16 @@ def grade_class(
 ) -> list[dict]:
     """Grade every submission (jobs at a time), write its reports and the class summary.csv.
 
-    The summary lists every submission with a JSON report in report_dir, graded in this run or an
-    earlier one (one row each). Ctrl-C or SIGTERM (raised as ``stopping.Stopped``) ends the grading
-    processes and their kernels, removes their folders and raises; the next run resumes there.
+    A file given twice (however typed) is graded once; a file outside the root that report_dir
+    remembers (``roots.py``) is refused (ValueError) before anything is written. The summary lists
+    every submission with a JSON report in report_dir, graded in this run or an earlier one (one row
+    each). Ctrl-C or SIGTERM (raised as ``stopping.Stopped``) ends the grading processes and their
+    kernels, removes their folders and raises; the next run resumes there.
     """
     options = options or GradeOptions()
     report_dir = Path(report_dir)
-    bases = report_bases(list(paths), report_dir, settle_root(list(paths), report_dir))
+    paths = distinct(paths)
+    bases = report_bases(paths, report_dir, settle_root(paths, report_dir))
     reports, todo = [], []
     for path, (base, student) in bases.items():
         done = up_to_date(path, base, options) if resume else None
@@ -193,7 +206,7 @@ def grade_class(
     finally:  # also when stopped half-way: the summary holds the reports written so far
         if bar is not None:
             bar.close()
-        write_summary(class_reports(report_dir, reports), report_dir / SUMMARY)
+        write_summary(saved_reports(report_dir), report_dir / SUMMARY)
     return reports
 
 

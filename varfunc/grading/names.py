@@ -1,18 +1,25 @@
-"""Who submitted a file: the student's name, read from the folders and the file name of a submission.
+"""Who submitted a file, and what its reports are called: read from the folders and the file name.
 
-The rules, for the submissions' paths below their common folder (the root):
+The rules, for a submission's path below the submissions' root (``roots.py``):
 
-- in folders below the root, the student is those folders joined with "/"
+- a file named as Canvas's bulk download names it
+  (``smithalice_123456_7891011_03_functions_and_the_forward_graph.ipynb``, with ``_late_`` or
+  ``_LATE_`` after the name when it came late) is the student before the numbers (``smithalice``),
+  wherever it lies: its folders are then the assignment's (``hw3/smithalice_...``), so grading
+  ``canvas/*/*.ipynb`` at once or each assignment's folder on its own names the same students;
+- any other file in folders below the root is the student of those folders, joined with "/"
   (``alice/03_x.ipynb`` -> ``alice``; ``section1/alice/03_x.ipynb`` -> ``section1/alice``), each
   folder without the suffix that Moodle's bulk download adds
   (``Alice Smith_123456_assignsubmission_file_`` -> ``Alice Smith``; also ``_onlinetext_``);
-- a file right in the root named as Canvas's bulk download names it
-  (``smithalice_123456_7891011_03_functions_and_the_forward_graph.ipynb``, with ``_late_`` or
-  ``_LATE_`` after the name when it came late) is the student before the numbers (``smithalice``);
-- when every file is a chapter's file in one folder (``grade alice/*.ipynb``: one student's
-  chapters), the root is the folder above it (roots.py), so the student is that folder (``alice``);
+- when every file of a first run is a chapter's file in one folder (``grade alice/*.ipynb``: one
+  student's chapters), the root is the folder above it (``roots.py``), so the student is that folder;
+  so it is when they are Canvas's files (``grade canvas/hw3/*.ipynb``): the root is ``canvas``, and
+  ``canvas/hw4`` can be graded into the same report folder later;
 - any other file right in the root is its own name (``alice.ipynb`` -> ``alice``; an unrenamed
   ``03_x.ipynb`` among a class's submissions -> ``03_x``: no name of a student is known for it).
+
+A submission's reports are named after the file without its final ``.ipynb`` only (``report_name``):
+``hw3.final.ipynb`` -> ``hw3.final.json``, so it does not share ``hw3.json`` with ``hw3.ipynb``.
 """
 
 from __future__ import annotations
@@ -37,6 +44,11 @@ def submitted_name(file_name: str) -> str:
     return canvas["name"] if canvas else file_name
 
 
+def report_name(file_name: str) -> str:
+    """The name of a submission's reports (.json, .md and .html appended): the file's without ".ipynb"."""
+    return file_name.removesuffix(".ipynb")
+
+
 def in_own_folder(relative: Path) -> bool:
     """True for a chapter's file right in the root (not Canvas's): one student's, in their folder."""
     return (
@@ -46,12 +58,17 @@ def in_own_folder(relative: Path) -> bool:
     )
 
 
+def in_assignment_folder(relative: Path) -> bool:
+    """True for a Canvas file right in the root: its folder is then an assignment's (hw3/)."""
+    return len(relative.parts) == 1 and bool(CANVAS_FILE.match(relative.name))
+
+
 def student_of(relative: Path) -> str:
     """The student of a submission at relative below the root (the rules are in this module's docstring)."""
-    folders = relative.parts[:-1]
-    if folders:
-        return "/".join(folder_student(folder) for folder in folders)
     canvas = CANVAS_FILE.match(relative.name)
     if canvas:
         return canvas["student"]
-    return relative.stem
+    folders = relative.parts[:-1]
+    if folders:
+        return "/".join(folder_student(folder) for folder in folders)
+    return report_name(relative.name)

@@ -16,9 +16,10 @@ A Markdown file next to the notebooks (a course README) loses every ``<!-- BEGIN
 cells) a relative link to a file outside the released folder (``../docs/differences.md``) leads to a
 copy of that file in the release (``links.py``), so the release stands on its own.
 
-A release never overwrites a notebook already in the release folder (a student's work) unless asked to
-(``--force``), and leaves out of the copy a release folder inside the source folder (this release's
-target, and earlier ones: each holds a ``.varfunc-release`` mark).
+A release never overwrites a file already in the release folder (a notebook or README a student
+worked in, a linked copy) unless asked to (``--force``), and leaves out of the copy a release folder
+inside the source folder (this release's target, and earlier ones: each holds a ``.varfunc-release``
+mark).
 
 Releasing is deterministic: the same source gives the same bytes. A folder is released whole or not
 at all: every notebook is read and released in memory before the first file is written.
@@ -52,6 +53,7 @@ MARKDOWN_STUB = "YOUR ANSWER HERE"
 SKIPPED = {".ipynb_checkpoints", "__pycache__", ".DS_Store"}
 # Written into each release folder: a later release of a folder that holds this one leaves it out.
 RELEASE_MARK = ".varfunc-release"
+SHOWN = 12  # the files already there that a refusal names
 
 
 def _region(begin: str, end: str) -> re.Pattern:
@@ -189,7 +191,6 @@ def release_file(
 
     linked: if given, gets the linked files copied into the release (``links.py``), below target's folder.
     """
-    _refuse_to_overwrite([target], force)
     copies = LinkedCopies(source.parent, target.parent, {target})
     text, summary = released_text(
         source,
@@ -197,6 +198,7 @@ def release_file(
             relinked, source_dir=source.parent, target_dir=target.parent, root=source.parent, copies=copies
         ),
     )
+    _refuse_to_overwrite([target, *copies.copies.values()], force)
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_text(text, encoding="utf-8")
     copies.write()
@@ -210,7 +212,7 @@ def release(
 ) -> list[ReleaseSummary]:
     """Release a notebook, or every notebook of a folder (other files copied as they are), into out.
 
-    Notebooks already in out are not overwritten (ValueError, nothing written) unless force is true.
+    Files already in out are not overwritten (ValueError, nothing written) unless force is true.
     linked: if given, gets the files outside the folder that its Markdown links to and that were
     copied into the release (``links.py``), as paths below the release folder.
     """
@@ -228,7 +230,6 @@ def release(
     _refuse_a_file(out)
     files = folder_files(source, out)
     _refuse_hidden_check_files([path for path, _ in files if path.suffix == ".py"])
-    _refuse_to_overwrite([target for path, target in files if path.suffix == ".ipynb"], force)
     targets = dict(files)
     copies = LinkedCopies(source, out, set(targets.values()))
 
@@ -243,6 +244,7 @@ def release(
     markdown = _release_all(
         [path for path, _ in files if path.suffix == ".md"], lambda p: released_markdown(p, relink(p))
     )
+    _refuse_to_overwrite([*targets.values(), *copies.copies.values()], force)  # the links are known now
     out.mkdir(parents=True, exist_ok=True)
     (out / RELEASE_MARK).write_text("made by python -m varfunc.grading release: a release leaves it out\n")
     for path, target in files:
@@ -287,12 +289,15 @@ def _refuse_a_file(out: Path) -> None:
 
 
 def _refuse_to_overwrite(targets: list[Path], force: bool) -> None:
-    """ValueError, before any write, when notebooks are already where the student copies go (unless force)."""
+    """ValueError, before any write, when files are already where the release writes (unless force)."""
     existing = [str(target) for target in targets if target.exists()]
     if existing and not force:
+        shown = ", ".join(existing[:SHOWN]) + (
+            f" and {len(existing) - SHOWN} more" if len(existing) > SHOWN else ""
+        )
         raise ValueError(
-            f"release: nothing was written: {len(existing)} notebook(s) already there would be "
-            f"overwritten, with any work a student did in them: {', '.join(existing)}; release into "
+            f"release: nothing was written: {len(existing)} file(s) already there would be "
+            f"overwritten, with any work a student did in them: {shown}; release into "
             "another folder, or pass --force to overwrite them"
         )
 

@@ -118,14 +118,19 @@ def _where(cell_error: dict) -> str:
     return cell_name(position) if position is not None else "a cell the grader added"
 
 
+def report_file(base: Path, suffix: str) -> Path:
+    """A report's file: suffix appended to base (grades/alice/hw3.final + .json), nothing cut off."""
+    return base.with_name(base.name + suffix)
+
+
 def write_reports(report: dict, base: Path) -> None:
     """Write base.json, base.md and base.html (the JSON last: its presence marks the report complete)."""
     base.parent.mkdir(parents=True, exist_ok=True)
-    base.with_suffix(".md").write_text(markdown(report), encoding="utf-8")
-    base.with_suffix(".html").write_text(to_html(report), encoding="utf-8")
-    partial = base.with_suffix(".json.partial")
+    report_file(base, ".md").write_text(markdown(report), encoding="utf-8")
+    report_file(base, ".html").write_text(to_html(report), encoding="utf-8")
+    partial = report_file(base, ".json.partial")
     partial.write_text(json.dumps(report, indent=1, sort_keys=True, default=str) + "\n", encoding="utf-8")
-    partial.replace(base.with_suffix(".json"))
+    partial.replace(report_file(base, ".json"))
 
 
 PLAIN = ("passed", "failed", "not_solved")  # the statuses an exercise's points say all about
@@ -145,21 +150,13 @@ def saved_reports(report_dir: Path) -> list[dict]:
     return reports
 
 
-def class_reports(report_dir: Path, this_run: list[dict]) -> list[dict]:
-    """One report per submission: those saved in report_dir, this run's where both have one."""
-    by_submission = {r["submission"]: r for r in saved_reports(report_dir)}
-    by_submission.update({r["submission"]: r for r in this_run})
-    return list(by_submission.values())
-
-
 def write_summary(reports: list[dict], path: Path) -> None:
-    """The class summary: one row per submission, a column per exercise (its points).
+    """The class summary: one row per submission, a column per exercise (its points, the columns in
+    the order of exercise_columns, whichever students are listed).
 
     UTF-8 with a byte order mark, so that spreadsheet programs read accented names right.
     """
-    exercise_ids = []
-    for report in reports:
-        exercise_ids += [ex["id"] for ex in report["exercises"] if ex["id"] not in exercise_ids]
+    exercise_ids = exercise_columns(reports)
     path.parent.mkdir(parents=True, exist_ok=True)
     with open(path, "w", newline="", encoding="utf-8-sig") as f:
         writer = csv.writer(f)
@@ -191,6 +188,16 @@ def write_summary(reports: list[dict], path: Path) -> None:
                     "; ".join(r["problems"]),
                 ]
             )
+
+
+def exercise_columns(reports: list[dict]) -> list[str]:
+    """The exercises of the reports by chapter, each chapter's in the order its check module lists them."""
+    from .grade import chapter_exercises  # the chapters' check modules: imported when needed
+
+    ids = {ex["id"] for report in reports for ex in report["exercises"]}
+    chapters = {i.split(".")[0] for i in ids if re.fullmatch(r"ch\d\d\.\w+", i)}  # ch03.mul
+    order = {ex.id: n for chapter in chapters for n, ex in enumerate(chapter_exercises(chapter))}
+    return sorted(ids, key=lambda i: (i.split(".")[0], order.get(i, len(order)), i))
 
 
 CELL_TROUBLE = {"timeout": "timed out", "died": "killed the kernel", "error": "raised an error"}

@@ -1,13 +1,17 @@
 """The submissions' root of a report folder: the folder that report paths and student names are read below.
 
-A run's own root is the common folder of its files, or the folder above it when every file is a
-chapter's file right in it (``grade submissions/alice/*.ipynb``: the root is ``submissions``, so the
-student is ``alice`` and the report ``grades/alice/03_x.json``, as when the whole class is graded;
-one unrenamed chapter file among a class's submissions leaves the root where it is). The report
-folder remembers its root (``ROOT_FILE``); a run's root is the common folder of the remembered one
-and its own, so a submission's report path and student do not depend on which other files a run
-includes. When the root widens, the reports already there move to their paths below the new root
-(their students renamed) before grading, so no stale report or second name is left.
+The first run into a report folder sets its root: the common folder of the run's files, or the folder
+above it when every file is a chapter's file right in it (``grade submissions/alice/*.ipynb``: the
+root is ``submissions``, so the student is ``alice`` and the report ``grades/alice/03_x.json``, as
+when the whole class is graded; one unrenamed chapter file among a class's submissions leaves the
+root where it is) or a file of Canvas's download (``grade canvas/hw3/*.ipynb``: the root is
+``canvas``, so ``canvas/hw4`` can follow into the same report folder). The report folder remembers
+it (``ROOT_FILE``), relative to itself, so a course folder moved or copied with its grades
+(``submissions/`` and ``grades/`` side by side) keeps it.
+
+Every later run grades below that root: grading one student after another, or one section after the
+class, gives each submission the report path and name a run of the whole class gives. A run with a
+file outside the root is refused before anything is written: names and report paths never change.
 """
 
 from __future__ import annotations
@@ -16,10 +20,10 @@ import json
 import os
 from pathlib import Path
 
-from .names import in_own_folder, student_of
-from .report import REPORT_KEYS, write_reports
+from .names import in_assignment_folder, in_own_folder
 
 ROOT_FILE = ".submissions-root"  # JSON, named so that no tool reading the reports (*.json) takes it
+SHOWN = 3  # the files outside the root that a refusal names
 
 
 def run_root(paths: list[Path]) -> Path:
@@ -28,53 +32,62 @@ def run_root(paths: list[Path]) -> Path:
     if not resolved:
         return Path()
     root = Path(os.path.commonpath([p.parent for p in resolved]))
-    if all(in_own_folder(p.relative_to(root)) for p in resolved):
+    relatives = [p.relative_to(root) for p in resolved]
+    if all(in_own_folder(r) or in_assignment_folder(r) for r in relatives):
         return root.parent
     return root
 
 
 def remembered_root(report_dir: Path) -> Path | None:
-    """The root that report_dir's reports were written below, if it remembers one."""
+    """The root that report_dir's reports were written below, if it remembers one (relative to
+    report_dir; older versions wrote it absolute, which is read as it is)."""
+    report_dir = Path(report_dir).resolve()
     try:
-        root = json.loads((Path(report_dir) / ROOT_FILE).read_text(encoding="utf-8"))["root"]
+        root = json.loads((report_dir / ROOT_FILE).read_text(encoding="utf-8"))["root"]
     except (OSError, ValueError, KeyError, TypeError):
         return None
-    return Path(root)
+    return (report_dir / root).resolve()  # an absolute root replaces report_dir
 
 
 def settle_root(paths: list[Path], report_dir: Path) -> Path:
-    """The root for grading paths into report_dir: the remembered one widened to hold this run's files
-    (the reports already there moved to match), remembered for the next run."""
-    root, old = run_root(paths), remembered_root(report_dir)
-    if old is not None:
-        root = Path(os.path.commonpath([old, root]))
-    if root != old:
-        report_dir.mkdir(parents=True, exist_ok=True)
-        text = json.dumps({"root": str(root)}) + "\n"
-        (report_dir / ROOT_FILE).write_text(text, encoding="utf-8")
-        if old is not None:
-            move_reports(report_dir, old, root)
+    """The root for grading paths into report_dir: the remembered one, else this run's (remembered
+    from now on). ValueError, before anything is written, when a file is not below the remembered root."""
+    root = remembered_root(report_dir)
+    if root is None and not paths:
+        return Path()  # nothing to grade: no root to remember
+    if root is None:
+        root = run_root(paths)
+    else:
+        refuse_files_outside(paths, root, report_dir)
+    remember(root, report_dir)
     return root
 
 
-def move_reports(report_dir: Path, old: Path, new: Path) -> None:
-    """Move each report written below root old to its path below root new (an ancestor of old)."""
-    prefix = old.relative_to(new)
-    for path in sorted(report_dir.rglob("*.json")):
-        report = _report_at(path)
-        if report is None:
-            continue
-        relative = prefix / path.relative_to(report_dir).with_suffix("")
-        report["student"] = student_of(relative)
-        write_reports(report, report_dir / relative)
-        for suffix in (".json", ".md", ".html"):
-            path.with_suffix(suffix).unlink(missing_ok=True)
+def refuse_files_outside(paths: list[Path], root: Path, report_dir: Path) -> None:
+    """ValueError naming the first files of paths that are not below root, and what to do."""
+    outside = [Path(p) for p in paths if not Path(p).resolve().is_relative_to(root)]
+    if not outside:
+        return
+    shown = ", ".join(map(str, outside[:SHOWN])) + (
+        f" and {len(outside) - SHOWN} more" if len(outside) > SHOWN else ""
+    )
+    raise ValueError(
+        f"nothing was graded: the reports in {report_dir} are of the submissions below {root} (its "
+        f"root, remembered in {Path(report_dir) / ROOT_FILE}), and {len(outside)} file(s) are not below "
+        f"it: {shown}. Put each below the root, in its student's folder (e.g. "
+        f"{root / 'alice' / outside[0].name}), or grade them into another --report folder"
+    )
 
 
-def _report_at(path: Path) -> dict | None:
-    """The submission report in the JSON file at path, or None for any other file."""
+def remember(root: Path, report_dir: Path) -> None:
+    """Write root into report_dir's ROOT_FILE, relative to report_dir (unless it is there already)."""
+    report_dir = Path(report_dir)
+    report_dir.mkdir(parents=True, exist_ok=True)
     try:
-        report = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    return report if isinstance(report, dict) and REPORT_KEYS <= set(report) else None
+        where = Path(os.path.relpath(root, report_dir.resolve())).as_posix()
+    except ValueError:  # another drive (Windows): only an absolute path leads there
+        where = str(root)
+    text = json.dumps({"root": where}) + "\n"
+    file = report_dir / ROOT_FILE
+    if not file.exists() or file.read_text(encoding="utf-8") != text:
+        file.write_text(text, encoding="utf-8")
