@@ -79,3 +79,30 @@ def test_a_grader_error_makes_the_exit_status_1_and_is_counted(tmp_path, monkeyp
         "alice": "unreadable",
         "bob": "grader_error",
     }
+
+
+def test_a_submission_that_writes_into_the_kit_is_reported_and_exits_1(tmp_path, monkeypatch, capsys):
+    """A cell that appended to varfunc/grading/ch03.py went unnoticed, and every later run regraded all."""
+    from varfunc.grading import options
+
+    kit = tmp_path / "kit"
+    (kit / "grading").mkdir(parents=True)
+    (kit / "grading" / "ch03.py").write_text("CHECKS = 1\n")
+    monkeypatch.setattr(options, "KIT_SOURCES", kit)
+
+    def graded_by_a_writer(todo: list, options: object, jobs: int):
+        with open(kit / "grading" / "ch03.py", "a") as f:
+            f.write("# was here\n")  # as a submission's cell could: the kit is installed editable
+        for path, (base, student) in todo:  # graded as usual otherwise: no grader error
+            report = {**failed_report(path, options, "unreadable", "not a notebook"), "student": student}
+            write_reports(report, base)
+            yield report
+
+    monkeypatch.setattr(batch, "_graded", graded_by_a_writer)
+    alice = tmp_path / "submissions" / "alice" / CH03
+    alice.parent.mkdir(parents=True)
+    alice.write_text("not json")
+    assert main(["grade", str(alice), "--report", str(tmp_path / "grades"), "--no-progress"]) == 1
+    warning = capsys.readouterr().err
+    assert "the kit's files changed while this run graded: grading/ch03.py" in warning
+    assert "grade again with --force" in warning

@@ -30,6 +30,7 @@ def _release(args: argparse.Namespace) -> int:
 
 
 def _grade(args: argparse.Namespace) -> int:
+    from . import options as kit
     from .batch import SUMMARY, grade_class
     from .options import GradeOptions, check_kernel
     from .report import summary_rows
@@ -63,6 +64,7 @@ def _grade(args: argparse.Namespace) -> int:
         hidden_files=tuple(Path(p) for p in args.hidden),
         kernel_name=args.kernel,
     )
+    kit_before = kit.kit_digests()
     try:
         results = grade_class(
             [Path(p) for p in args.submissions],
@@ -88,7 +90,16 @@ def _grade(args: argparse.Namespace) -> int:
         f"{len(graded)} of them graded in this run"
     )
     print(_last_line(results, args.report))
-    return 1 if any(r["status"] == "grader_error" for r in results) else 0
+    changed = kit.changed_files(kit_before, kit.kit_digests())
+    if changed:  # a submission's code runs with your permissions, and the kit is installed editable
+        shown = ", ".join(changed[:5]) + (f" and {len(changed) - 5} more" if len(changed) > 5 else "")
+        print(
+            f"warning: the kit's files changed while this run graded: {shown} (in {kit.KIT_SOURCES}); "
+            "a submission wrote to them, so grades from this run may be wrong: restore the files "
+            "(git checkout, or reinstall the kit) and grade again with --force",
+            file=sys.stderr,
+        )
+    return 1 if changed or any(r["status"] == "grader_error" for r in results) else 0
 
 
 def _last_line(results: list[dict], report: str) -> str:

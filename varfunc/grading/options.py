@@ -14,6 +14,7 @@ from .. import __version__
 
 REPORT_VERSION = 1
 GRADER_SOURCES = Path(__file__).resolve().parent  # the checks' code: a change to it grades everything again
+KIT_SOURCES = GRADER_SOURCES.parent  # the package a submission's code could write into (varfunc/)
 
 
 @dataclass(frozen=True)
@@ -53,6 +54,19 @@ class GradeOptions:
             parts.append(str(self.source))
             parts += [p.read_text(encoding="utf-8") for p in sorted(self.source.glob("*.ipynb"))]
         return hashlib.sha256("\0".join(parts).encode()).hexdigest()[:16]
+
+
+def kit_digests(root: Path | None = None) -> dict[str, str]:
+    """{path below root: its SHA-256} for the kit's Python files (root: the installed varfunc/)."""
+    root = KIT_SOURCES if root is None else root
+    return {
+        p.relative_to(root).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest() for p in root.rglob("*.py")
+    }
+
+
+def changed_files(before: dict[str, str], after: dict[str, str]) -> list[str]:
+    """The files added, removed or changed between two kit_digests."""
+    return sorted(name for name in before.keys() | after.keys() if before.get(name) != after.get(name))
 
 
 def _check_seconds(flag: str, seconds: float) -> None:
