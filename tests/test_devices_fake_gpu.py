@@ -38,6 +38,31 @@ def test_scatter_add_needs_no_cupyx_and_takes_host_or_gpu_keys():
     assert target.get().tolist() == [3.0, 10.0, 3.0]
 
 
+@pytest.mark.parametrize(
+    ("ufunc", "dtype", "error"),
+    [
+        (np.add, np.int64, TypeError),  # NumPy's default integer: CUDA has no atomic add for it
+        (np.add, np.bool_, TypeError),
+        (np.multiply, np.float64, NotImplementedError),  # CuPy's at: add, subtract, maximum, minimum
+    ],
+)
+def test_ufunc_at_refuses_what_cupys_atomics_cannot_do(ufunc, dtype, error):
+    """The fake scattered into any dtype with any ufunc, so a GPU-only failure passed its tests."""
+    with pytest.raises(error, match="supports|not supported on CuPy"):
+        ufunc.at(gpu(np.zeros(3, dtype)), np.array([0, 0]), 1)
+    for kind in (np.float16, np.float32, np.float64, np.int32):  # a gradient's dtypes, and int32
+        target = gpu(np.zeros(3, kind))
+        np.add.at(target, np.array([0, 0]), 1)
+        assert target.get().tolist() == [2, 0, 0]
+
+
+def test_a_gpu_kernel_gives_inf_and_nan_quietly_whatever_numpys_errstate_says():
+    """CuPy ignores np.errstate; the fake raised FloatingPointError under errstate(all='raise')."""
+    with np.errstate(all="raise"):
+        quotient = gpu([1.0, 0.0]) / 0.0
+    assert np.isinf(quotient.get()[0]) and np.isnan(quotient.get()[1])
+
+
 def test_flags_are_cupys_and_shape_can_be_set():
     x = gpu(np.zeros((2, 3)))
     assert x.flags.c_contiguous and not hasattr(x.flags, "writeable")  # CuPy has no read-only arrays

@@ -147,7 +147,8 @@ def check_same_device(op_name: str, arrays: tuple) -> None:
 
 def scatter_add(target: Any, key: Any, values: Any) -> None:
     """target[key] += values, adding repeated indices up (unlike plain fancy-index assignment)."""
-    get_array_module(target).add.at(target, key, values)  # CuPy has ufunc.at since v12
+    # CuPy has ufunc.at since v12, built on atomics: into int32, uint32, uint64 or floats (a gradient)
+    get_array_module(target).add.at(target, key, values)
 
 
 def gpu_status() -> tuple[bool, str]:

@@ -63,6 +63,19 @@ def _wrapped_key(key: Any, shape: tuple) -> Any:
     return wrapped if isinstance(key, tuple) else wrapped[0]
 
 
+# CuPy's ufunc.at scatters with CUDA's atomic operations: for these ufuncs, into these dtypes only
+SCATTER_UFUNCS = ("add", "subtract", "maximum", "minimum")
+SCATTER_DTYPES = ("int32", "float16", "float32", "float64", "uint32", "uint64")
+
+
+def _check_scatter(ufunc: np.ufunc, dtype: np.dtype) -> None:
+    """CuPy's errors for a ufunc.at it cannot do (an int64 or bool target, multiply.at, ...)."""
+    if ufunc.__name__ not in SCATTER_UFUNCS:
+        raise NotImplementedError(f"{ufunc.__name__}.at is not supported on CuPy")
+    if dtype.name not in SCATTER_DTYPES:
+        raise TypeError(f"scatter_{ufunc.__name__} only supports {', '.join(SCATTER_DTYPES)}")
+
+
 class FakeGpuArray(NDArrayOperatorsMixin):
     """A NumPy array that the kit's backend takes for a CuPy array on cuda:0 (see the module's doc)."""
 
@@ -76,11 +89,14 @@ class FakeGpuArray(NDArrayOperatorsMixin):
         if method == "at":  # ufunc.at(a, key, b): the key may hold NumPy arrays, as a[key] may
             a, key, *b = inputs
             a = _on_cpu(a, True)
+            _check_scatter(ufunc, a.dtype)
             return ufunc.at(a, _wrapped_key(key, a.shape), *_on_cpu(b, True))
         out = kwargs.get("out")  # (NumPy hands it over as a tuple)
         if out is not None:
             kwargs["out"] = _on_cpu(out, refuse_numpy=True)
-        result = on_fake_gpu(getattr(ufunc, method)(*_on_cpu(inputs, refuse_numpy=True), **kwargs))
+        with np.errstate(all="ignore"):  # a CUDA kernel neither warns nor raises: inf and nan, quietly
+            result = getattr(ufunc, method)(*_on_cpu(inputs, refuse_numpy=True), **kwargs)
+        result = on_fake_gpu(result)
         if out is None:
             return result
         # CuPy returns the out array itself (so a -= b keeps a): the same FakeGpuArray here
