@@ -56,6 +56,18 @@ def test_ufunc_at_refuses_what_cupys_atomics_cannot_do(ufunc, dtype, error):
         assert target.get().tolist() == [2, 0, 0]
 
 
+def test_cupys_functions_refuse_numpy_arrays_and_take_them_only_through_asarray():
+    """xp.where(mask, np.zeros(3), g) passed on the fake; CuPy raises (its functions take GPU arrays)."""
+    with fake_gpu():
+        xp = backend.get_array_module(gpu([1.0]))
+        g = gpu([1.0, 2.0, 3.0])
+        with pytest.raises(TypeError, match="a GPU array cannot be combined with a NumPy array"):
+            xp.where(g > 1, np.zeros(3), g)
+        with pytest.raises(TypeError, match="a GPU array cannot be combined with a NumPy array"):
+            xp.concatenate([g, np.ones(2)])
+        assert xp.where(g > 1, xp.asarray(np.zeros(3)), g).get().tolist() == [1.0, 0.0, 0.0]
+
+
 def test_a_gpu_kernel_gives_inf_and_nan_quietly_whatever_numpys_errstate_says():
     """CuPy ignores np.errstate; the fake raised FloatingPointError under errstate(all='raise')."""
     with np.errstate(all="raise"):

@@ -194,8 +194,9 @@ class _FakeCupy:
         attribute = getattr(np, name)
         if not callable(attribute) or isinstance(attribute, (type, np.ufunc)):
             return attribute  # dtypes; a ufunc on a FakeGpuArray returns one
-        # xp.asarray(a NumPy array) is CuPy's way in: its functions take NumPy arrays
-        return lambda *args, **kwargs: on_fake_gpu(attribute(*_on_cpu(args, False), **kwargs))
+        # xp.asarray(a NumPy array) is CuPy's way in; its other functions refuse NumPy arrays
+        refuse = name not in ("asarray", "array", "ascontiguousarray", "asnumpy")
+        return lambda *args, **kwargs: on_fake_gpu(attribute(*_on_cpu(args, refuse), **kwargs))
 
 
 @contextlib.contextmanager
