@@ -68,6 +68,14 @@ def test_cupys_functions_refuse_numpy_arrays_and_take_them_only_through_asarray(
         assert xp.where(g > 1, xp.asarray(np.zeros(3)), g).get().tolist() == [1.0, 0.0, 0.0]
 
 
+def test_tolist_is_a_host_copy_where_a_check_asks_for_none():
+    """labels.tolist() passed a check that the labels never leave the GPU; CuPy's is get().tolist()."""
+    with fake_gpu(host_copies=False):
+        with pytest.raises(TypeError, match=r"copy to the host.*\.tolist\(\)"):
+            gpu([1, 2, 3]).tolist()
+        assert gpu([1, 2, 3]).max().item() == 3  # one number read back: a sync, not an array's copy
+
+
 def test_a_gpu_kernel_gives_inf_and_nan_quietly_whatever_numpys_errstate_says():
     """CuPy ignores np.errstate; the fake raised FloatingPointError under errstate(all='raise')."""
     with np.errstate(all="raise"):

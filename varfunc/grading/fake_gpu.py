@@ -134,6 +134,8 @@ class FakeGpuArray(NDArrayOperatorsMixin):
         # NumPy the array without asking __array__
         if name == "_array" or name.startswith("__"):
             raise AttributeError(name)
+        if name == "tolist" and _HOST_COPIES_REFUSED and self._array.size > 1:  # CuPy's is get().tolist()
+            raise TypeError(f"{HOST_COPY}: .tolist() copied a GPU array to the host")
         attribute = getattr(self._array, name)
         if not callable(attribute):
             return on_fake_gpu(attribute)
