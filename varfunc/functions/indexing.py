@@ -131,7 +131,7 @@ def _in_range(parts: tuple, shape: tuple) -> None:
     _no_memory(bool, shape)[tuple(stand_ins)]  # NumPy's errors for the key's form and host parts
     if _picks(stand_ins) == 0:
         return  # the index arrays broadcast to nothing: NumPy reads none of their values then
-    for (k, axis), gpu in zip(_axes(parts, len(shape)), on_gpu):
+    for (k, axis), gpu in zip(key_axes(parts, len(shape)), on_gpu):
         if gpu and k.dtype.kind in "iu":
             size = shape[axis]
             outside = (k < -size) | (k >= size)
@@ -165,7 +165,7 @@ def _no_memory(dtype: Any, shape: tuple) -> np.ndarray:
     return np.lib.stride_tricks.as_strided(np.zeros(1, dtype), shape, (0,) * len(shape))
 
 
-def _axes(parts: tuple, ndim: int) -> Any:
+def key_axes(parts: tuple, ndim: int) -> Any:
     """(part, the first axis it indexes) for each part of a key, for data of ndim dims."""
     taken = [_axes_taken(k) for k in parts]
     used = sum(n for n, k in zip(taken, parts) if k is not Ellipsis)

@@ -19,7 +19,7 @@ import numpy as np
 from numpy.lib.mixins import NDArrayOperatorsMixin
 
 from .. import backend
-from ..functions.indexing import _axes
+from ..functions.indexing import key_axes
 
 MIXED_DEVICES = "Unsupported type"  # how CuPy's TypeErrors start, for a NumPy operand and ...
 HOST_COPY = "A copy to the host, in a check that asks for none"
@@ -58,7 +58,7 @@ def _wrapped_key(key: Any, shape: tuple) -> Any:
         np.mod(k, shape[axis])
         if isinstance(k, np.ndarray) and k.dtype.kind in "iu" and axis < len(shape) and shape[axis]
         else k
-        for k, axis in _axes(parts, len(shape))
+        for k, axis in key_axes(parts, len(shape))
     )
     return wrapped if isinstance(key, tuple) else wrapped[0]
 
