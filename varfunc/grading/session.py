@@ -17,6 +17,7 @@ no session and nothing changes.
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -52,6 +53,7 @@ class _Running:
     info: Any  # IPython's ExecutionInfo, which its result carries too
     before: dict[str, Any]
     inner_error: BaseException | None = None
+    shown_before: BaseException | None = None  # the error whose traceback IPython showed last
 
 
 class Session:
@@ -68,7 +70,8 @@ class Session:
     def before_cell(self, info: Any) -> None:
         """IPython's pre_run_cell: remember what the names the cell binds hold now."""
         names = names_bound_by(getattr(info, "raw_cell", "") or "")
-        self._running.append(_Running(info, {name: self.shell.user_ns.get(name, MISSING) for name in names}))
+        before = {name: self.shell.user_ns.get(name, MISSING) for name in names}
+        self._running.append(_Running(info, before, shown_before=_last_shown()))
 
     def after_cell(self, result: Any) -> None:
         """IPython's post_run_cell: a name the cell did not rebind before it raised keeps that failure.
@@ -76,7 +79,9 @@ class Session:
         finished = self._finished(getattr(result, "info", None))
         if finished is None:  # it started before the session did, or IPython could not even read it
             return
-        errors = (finished.inner_error, result.error_before_exec, result.error_in_exec)
+        shown = _last_shown()  # IPython 8's %%time shows the traceback of its body, and the cell succeeds
+        shown = shown if shown is not finished.shown_before else None
+        errors = (finished.inner_error, result.error_before_exec, result.error_in_exec, shown)
         error = next((error for error in errors if error is not None), None)
         if self._running:  # finished ran inside the cell the student ran: that cell raised it
             outer = self._running[-1]
@@ -123,6 +128,11 @@ class Session:
         if reloaded:
             return reloaded_case(reloaded, while_checking), RELOAD_HINT
         return replaced_case(replaced, while_checking), RESTART_HINT
+
+
+def _last_shown() -> BaseException | None:
+    """The error whose traceback IPython showed last (it keeps it as sys.last_exc, or last_value)."""
+    return getattr(sys, "last_exc", None) or getattr(sys, "last_value", None)
 
 
 def _same_when_bound_again(value: Any) -> bool:
