@@ -177,8 +177,9 @@ def test_a_stopped_grade_command_leaves_nothing_running(tmp_path, signal_number,
     finally:
         if grading.poll() is None:
             os.killpg(grading.pid, signal.SIGKILL)
-            grading.communicate()
+        # the kernel runs in a session of its own and holds the command's pipes: end it before reading
         _kill(_recorded(record) + _group(grading.pid))
+        grading.communicate(timeout=WAIT)
     assert grading.returncode == status
     lines = err.decode().strip().splitlines()
     assert RESUME in lines[-1] and "Traceback" not in err.decode(), err.decode()
