@@ -32,6 +32,7 @@ def _release(args: argparse.Namespace) -> int:
 def _grade(args: argparse.Namespace) -> int:
     from . import options as kit
     from .batch import SUMMARY, grade_class
+    from .names import shortened
     from .options import GradeOptions, check_kernel
     from .report import summary_rows
     from .stopping import Stopped
@@ -92,7 +93,7 @@ def _grade(args: argparse.Namespace) -> int:
     print(_last_line(results, args.report))
     changed = kit.changed_files(kit_before, kit.kit_digests())
     if changed:  # a submission's code runs with your permissions, and the kit is installed editable
-        shown = ", ".join(changed[:5]) + (f" and {len(changed) - 5} more" if len(changed) > 5 else "")
+        shown = shortened(changed)
         print(
             f"warning: the kit's files changed while this run graded: {shown} (in {kit.KIT_SOURCES}); "
             "a submission wrote to them, so grades from this run may be wrong: restore the files "

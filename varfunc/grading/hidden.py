@@ -39,6 +39,7 @@ from .core import (
 )
 from .floats import numpy_defaults
 from .guard import GUARD_ENV, SNAPSHOT_KEY, Snapshot, kept_snapshot
+from .names import shortened
 
 HIDDEN: dict[str, list[Callable[[dict], None]]] = {}
 VERDICT_MIME = "application/vnd.varfunc.verdict+json"
@@ -187,7 +188,7 @@ def _tampering(snapshot: Snapshot | None, while_checking: bool = False) -> dict:
         return {}
     reloaded = snapshot.reloaded()  # importlib.reload: new classes, while old Variables keep theirs
     changed = reloaded or replaced
-    shown = ", ".join(changed[:5]) + (f" and {len(changed) - 5} more" if len(changed) > 5 else "")
+    shown = shortened(changed)
     what = "reloaded library modules" if reloaded else "replaced library code"
     when = " while the checks ran" if while_checking else ""
     remove = (

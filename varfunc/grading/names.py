@@ -32,6 +32,12 @@ MOODLE_FOLDER = re.compile(r"^(?P<student>.+?)_\d+_assignsubmission_(?:file|onli
 CANVAS_FILE = re.compile(r"^(?P<student>[^_]+?)(?:_late)?_\d+_\d+_(?P<name>.+)$", re.IGNORECASE)
 
 
+def shortened(items: list, shown: int = 5) -> str:
+    """'a, b, c and 4 more': the first shown items, for a message that names what it found."""
+    more = f" and {len(items) - shown} more" if len(items) > shown else ""
+    return ", ".join(map(str, items[:shown])) + more
+
+
 def folder_student(folder: str) -> str:
     """A folder's student: its name without Moodle's ``_123456_assignsubmission_file_`` suffix."""
     moodle = MOODLE_FOLDER.match(folder)

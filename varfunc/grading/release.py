@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from .links import LinkedCopies, relinked
+from .names import shortened
 from .notebook import (
     BEGIN_HIDDEN,
     BEGIN_SOLUTION,
@@ -292,9 +293,7 @@ def _refuse_to_overwrite(targets: list[Path], force: bool) -> None:
     """ValueError, before any write, when files are already where the release writes (unless force)."""
     existing = [str(target) for target in targets if target.exists()]
     if existing and not force:
-        shown = ", ".join(existing[:SHOWN]) + (
-            f" and {len(existing) - SHOWN} more" if len(existing) > SHOWN else ""
-        )
+        shown = shortened(existing, SHOWN)
         raise ValueError(
             f"release: nothing was written: {len(existing)} file(s) already there would be "
             f"overwritten, with any work a student did in them: {shown}; release into "

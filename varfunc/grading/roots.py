@@ -20,7 +20,7 @@ import json
 import os
 from pathlib import Path
 
-from .names import in_assignment_folder, in_own_folder
+from .names import in_assignment_folder, in_own_folder, shortened
 
 ROOT_FILE = ".submissions-root"  # JSON, named so that no tool reading the reports (*.json) takes it
 SHOWN = 3  # the files outside the root that a refusal names
@@ -68,9 +68,7 @@ def refuse_files_outside(paths: list[Path], root: Path, report_dir: Path) -> Non
     outside = [Path(p) for p in paths if not Path(p).resolve().is_relative_to(root)]
     if not outside:
         return
-    shown = ", ".join(map(str, outside[:SHOWN])) + (
-        f" and {len(outside) - SHOWN} more" if len(outside) > SHOWN else ""
-    )
+    shown = shortened(outside, SHOWN)
     raise ValueError(
         f"nothing was graded: the reports in {report_dir} are of the submissions below {root} (its "
         f"root, remembered in {Path(report_dir) / ROOT_FILE}), and {len(outside)} file(s) are not below "

@@ -24,6 +24,7 @@ from typing import Any
 
 from .bindings import names_bound_by
 from .guard import GUARD_ENV, Snapshot
+from .names import shortened
 
 SESSION_ATTRIBUTE = "_varfunc_session"  # where a shell keeps its session (it outlives a re-import)
 MISSING = object()  # what a name holds when it is not defined
@@ -178,8 +179,7 @@ def reloaded_case(modules: list[str], while_checking: bool = False) -> str:
 
 def _listed(names: list[str]) -> str:
     """'a was', 'a, b were', 'a, b, c, d, e and 2 more were'."""
-    shown = ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
-    return f"{shown} {'was' if len(names) == 1 else 'were'}"
+    return f"{shortened(names)} {'was' if len(names) == 1 else 'were'}"
 
 
 def _when(while_checking: bool) -> str:
