@@ -60,6 +60,25 @@ def test_in_place_change_of_a_saved_input_is_caught():
         out.backward()
 
 
+def test_relu_saves_its_output_and_threshold_its_input_as_pytorch_does():
+    """PyTorch's ReluBackward0 keeps the result, ThresholdBackward0 the input: the same changes raise."""
+    x = Variable(np.array([-1.0, 0.0, 2.0, np.nan]))
+    h = x * 1
+    r = h.relu()
+    h.add_(5)  # the input: relu does not need it
+    r.backward(np.ones(4))
+    assert np.array_equal(x.grad, [0.0, 0.0, 1.0, 1.0]), "0 at 0, and a NaN passes its gradient"
+    r = (x * 1).relu()
+    r.add_(1)
+    with pytest.raises(vf.InplaceError, match=r"Threshold\(threshold=0, value=0\): saved tensor 0"):
+        r.backward(np.ones(4))
+    h = x * 1
+    t = vf.functions.Threshold(0.5, -1.0)(h)
+    h.add_(1)
+    with pytest.raises(vf.InplaceError, match=r"Threshold\(threshold=0.5, value=-1.0\): saved tensor 0"):
+        t.backward(np.ones(4))
+
+
 def test_in_place_result_that_does_not_fit_is_refused():
     y = Variable(np.ones(3)) * 1
     with pytest.raises(vf.ShapeError, match=r"Add: .*\(2, 3\).*\(3,\)"):

@@ -14,7 +14,8 @@ class Threshold(Function):
     """a where a > threshold, else value; relu is Threshold(0, 0), as in v0.1's nn.
 
     Its gradient passes only where a > threshold: 0 at the threshold itself, as PyTorch's relu
-    gives (``clamp(min=0)`` passes it there, since a >= min counts as inside).
+    gives (``clamp(min=0)`` passes it there, since a >= min counts as inside). Relu saves its
+    output, as PyTorch's does; any other threshold saves its input.
     """
 
     def __init__(self, threshold: float = 0.0, value: float = 0.0) -> None:
@@ -22,17 +23,22 @@ class Threshold(Function):
         self.value = python_number(value)
 
     def forward(self, a):
-        self.save_for_backward(a)
         xp = get_array_module(a)
         if self.value == self.threshold:  # relu: one ufunc, several times faster than where
-            return xp.maximum(a, self.threshold)
+            output = xp.maximum(a, self.threshold)
+            self.save_for_backward(output)
+            return output
+        self.save_for_backward(a)
         return xp.where(a <= self.threshold, self.value, a)  # written so that NaN passes, as in torch
 
     def backward(self, grad_output):
-        (a,) = self.saved_tensors
-        # ~(a <= t) rather than a > t: a NaN passes its gradient, as in torch. A product, since
-        # NumPy's where with a scattered mask runs about ten times slower.
-        return grad_output * ~(a <= self.threshold)
+        (saved,) = self.saved_tensors
+        # Products, since NumPy's where with a scattered mask runs about ten times slower. Both
+        # masks are ~(a <= t), so that a NaN passes its gradient, as in torch: relu's output is
+        # exactly t where a <= t, and NaN where a is NaN (maximum keeps NaN).
+        if self.value == self.threshold:
+            return grad_output * (saved != self.threshold)
+        return grad_output * ~(saved <= self.threshold)
 
     def extra_repr(self) -> str:
         return f"threshold={self.threshold!r}, value={self.value!r}"
