@@ -145,6 +145,16 @@ def next_functions_of(fn):
 """,
         ),
         (
+            "asks the producer too (needed and prev_fn.requires_grad): a leaf frozen after forward",
+            """
+def next_functions_of(fn):
+    return tuple(
+        (prev_fn, prev_fn.output_ids[arg_id]) if needed and prev_fn.requires_grad else (None, 0)
+        for (prev_fn, arg_id), needed in zip(fn.previous_functions, fn.needs_input_grad)
+    )
+""",
+        ),
+        (
             "returns the kit's own property",
             """
 def next_functions_of(fn):

@@ -113,6 +113,9 @@ def _next_cases() -> list:
     c = Variable(np.array([2.0, 2.0, 2.0, 2.0]), requires_grad=False)
     lo, hi = _Halves()(x)
     values, indices = Variable(np.array([[1.0, 5.0], [3.0, 2.0]]), requires_grad=True).max(dim=0)
+    w = Variable(np.array([0.5, 0.5, 0.5, 0.5]), requires_grad=True)
+    x_times_w = (x * w).creator
+    w.requires_grad = False  # frozen after the Function ran: its needs_input_grad still says yes
     return [
         ("x * c (c needs no grad)", (x * c).creator),
         ("x * x (one input used twice)", (x * x).creator),
@@ -120,6 +123,7 @@ def _next_cases() -> list:
         ("hi * 2, the MulConstant (hi is output 1)", (hi * 2).creator),
         ("values * indices after max(dim=0) (indices are not differentiable)", (values * indices).creator),
         ("a Leaf (no inputs)", x.creator),
+        ("x * w, w frozen (w.requires_grad = False) after the product was made", x_times_w),
     ]
 
 
@@ -162,6 +166,8 @@ def _first_difference(got: tuple, expected: tuple) -> str:
     for index, (pair, right) in enumerate(zip(got, expected)):
         if not (isinstance(pair, tuple) and len(pair) == 2):
             return f"pair {index} must be a tuple of two: (Function or None, output number)"
+        if pair[0] is None and right[0] is not None:
+            return f"pair {index}: this Function needed input {index}'s gradient when it ran (needs_input_grad)"
         if pair[0] is not right[0]:
             return f"pair {index}: which Function made input {index}, and does that input need a gradient?"
         if pair[1] != right[1] and right[0] is None:
