@@ -107,3 +107,38 @@ def test_accented_names_survive_the_summary(tmp_path):
     assert summary.read_bytes().startswith(b"\xef\xbb\xbfstudent,")  # the BOM spreadsheets look for
     # in alphabetical order whatever the case (Python's own order puts every capital before "bob")
     assert [row["student"] for row in _rows(summary)] == ["bob", "Zoë Ångström"]
+
+
+def test_students_are_listed_in_natural_order(tmp_path):
+    """student10 came before student2, as in a plain sort of the names."""
+    reports = [_report(name, "ch03", "ch03.mul") for name in ("student10", "Student2", "bob", "student1")]
+    write_summary(reports, tmp_path / "summary.csv")
+    assert [row["student"] for row in _rows(tmp_path / "summary.csv")] == [
+        "bob",
+        "student1",
+        "Student2",
+        "student10",
+    ]
+
+
+def test_a_name_a_spreadsheet_would_run_as_a_formula_is_kept_as_text(tmp_path):
+    """A file named =HYPERLINK(...).ipynb put a live formula into the instructor's spreadsheet."""
+    evil = _report('=HYPERLINK("http://x","y")', "ch03", "ch03.mul")
+    evil["problems"] = ["-1+2 from a student's error message", "@SUM(A1)"]
+    plain = _report("-dash", "ch03", "ch03.mul")
+    write_summary([evil, plain, _report("ann", "ch03", "ch03.mul")], tmp_path / "summary.csv")
+    rows = {row["student"]: row for row in _rows(tmp_path / "summary.csv")}
+    assert set(rows) == {'\'=HYPERLINK("http://x","y")', "'-dash", "ann"}
+    assert rows['\'=HYPERLINK("http://x","y")']["notes"] == "'-1+2 from a student's error message; @SUM(A1)"
+    assert rows["'-dash"]["submission"] == "'-dash.ipynb" and rows["ann"]["submission"] == "ann.ipynb"
+    assert rows["ann"]["score"] == "2", "numbers stay numbers"
+
+
+def test_two_submissions_of_one_chapter_by_one_student_are_named(tmp_path):
+    first, second = _report("amy", "ch03", "ch03.mul"), _report("amy", "ch03", "ch03.mul")
+    second["submission"] = "amy.final.ipynb"
+    other = _report("amy", "ch04", "ch04.add_grad")
+    write_summary([first, second, other, _report("bob", "ch03", "ch03.mul")], tmp_path / "summary.csv")
+    look_at = [(row["submission"], row["look at"]) for row in _rows(tmp_path / "summary.csv")]
+    twice = "one of 2 submissions of ch03 by this student"
+    assert look_at == [("amy.final.ipynb", twice), ("amy.ipynb", twice), ("amy.ipynb", ""), ("bob.ipynb", "")]

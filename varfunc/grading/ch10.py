@@ -167,7 +167,7 @@ def _first_difference(got: tuple, expected: tuple) -> str:
         if not (isinstance(pair, tuple) and len(pair) == 2):
             return f"pair {index} must be a tuple of two: (Function or None, output number)"
         if pair[0] is None and right[0] is not None:
-            return f"pair {index}: this Function needed input {index}'s gradient when it ran (needs_input_grad)"
+            return f"pair {index}: the Function needed input {index}'s gradient as it ran (needs_input_grad)"
         if pair[0] is not right[0]:
             return f"pair {index}: which Function made input {index}, and does that input need a gradient?"
         if pair[1] != right[1] and right[0] is None:

@@ -157,6 +157,7 @@ def write_summary(reports: list[dict], path: Path) -> None:
     UTF-8 with a byte order mark, so that spreadsheet programs read accented names right.
     """
     exercise_ids = exercise_columns(reports)
+    twice = _submissions_per_student(reports)
     path.parent.mkdir(parents=True, exist_ok=True)
     with open(path, "w", newline="", encoding="utf-8-sig") as f:
         writer = csv.writer(f)
@@ -174,20 +175,53 @@ def write_summary(reports: list[dict], path: Path) -> None:
             ]
         )
         for r in sorted(
-            reports, key=lambda r: (r.get("student", "").casefold(), r.get("student", ""), r["submission"])
+            reports,
+            key=lambda r: (_natural(r.get("student", "")), r.get("chapter") or "", _natural(r["submission"])),
         ):
             points = {ex["id"]: ex["points"] for ex in r["exercises"]}
             row = [r.get("student", ""), r["submission"], r.get("chapter") or "", r["status"], r["score"]]
             look_at = _look_at(r)
+            count = twice.get((r.get("student"), r.get("chapter")), 1)
+            if count > 1:
+                look_at.append(
+                    f"one of {count} submissions of {r.get('chapter') or 'this file'} by this student"
+                )
             writer.writerow(
                 [
-                    *row,
+                    *[_as_text(value) for value in row],
                     r["max_score"],
                     *[points.get(i, "") for i in exercise_ids],
-                    "; ".join(look_at),
-                    "; ".join(r["problems"]),
+                    _as_text("; ".join(look_at)),
+                    _as_text("; ".join(r["problems"])),
                 ]
             )
+
+
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")  # what spreadsheet programs read as a formula
+
+
+def _as_text(value: object) -> object:
+    """A text cell that a spreadsheet would run as a formula (a file named ``=HYPERLINK(...).ipynb``)
+    gets a leading apostrophe, which spreadsheets read as "this is text"; numbers stay numbers."""
+    if isinstance(value, str) and value.startswith(FORMULA_STARTS):
+        return "'" + value
+    return value
+
+
+def _natural(text: str) -> tuple:
+    """A sort key that puts student2 before student10, whatever the case."""
+    parts = re.split(r"(\d+)", text)  # text, number, text, ...: odd places hold the numbers
+    return tuple(int(part) if n % 2 else part.casefold() for n, part in enumerate(parts)), text
+
+
+def _submissions_per_student(reports: list[dict]) -> dict:
+    """{(student, chapter): how many reports} for the students named by their files' paths."""
+    counts: dict = {}
+    for r in reports:
+        if r.get("student"):
+            key = (r["student"], r.get("chapter"))
+            counts[key] = counts.get(key, 0) + 1
+    return counts
 
 
 def exercise_columns(reports: list[dict]) -> list[str]:
