@@ -146,6 +146,7 @@ SUBMISSIONS = {
     "damaged_metadata": _damage_div_metadata,
     "forged_verdict": _with("ch03_div", FORGED_VERDICT),
     "broken_imports": _break_the_imports,
+    "memory_hog": _with("ch03_div", "hog = np.ones(5 * 2**30, dtype=np.uint8)  # 5 GiB, over --memory's 4\n"),
     "kills_the_grader": _with("ch03_div", "import os, signal\nos.kill(os.getppid(), signal.SIGKILL)\n"),
 }
 
@@ -208,6 +209,7 @@ def test_the_released_copy_scores_zero_with_a_clear_reason(graded):
         ("sys_exit", "ch03.div", "error", "SystemExit"),
         ("os_exit", "ch03.mul", "crashed", "kernel died"),
         ("exception", "ch03.div", "error", "ValueError: my bad"),
+        ("memory_hog", "ch03.div", "error", "MemoryError: Unable to allocate 5.00 GiB"),
         ("wrong_gradient", "ch03.mul", "failed", "gradient for a"),
         ("raises_in_checks", "ch03.mul", "failed", "your code raised an error"),
         ("patched_checks", "ch03.mul", "failed", "gradient for a"),
@@ -226,6 +228,8 @@ def test_a_wrong_submission_loses_only_that_exercise(graded, student, failing, s
     exercises = _exercises(report)
     assert exercises[failing]["status"] == status, exercises[failing]
     assert reason in exercises[failing]["reason"] + exercises[failing].get("case", "")
+    if student == "memory_hog":
+        assert exercises[failing]["reason"].endswith("(the grader's limit: 4 GiB, --memory)")
     assert exercises[failing]["points"] == 0
     others = [e for e in exercises.values() if e["id"] != failing]
     assert others and all(e["status"] == "passed" and e["points"] == e["max_points"] for e in others)

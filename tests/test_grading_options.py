@@ -42,6 +42,9 @@ def unreadable(tmp_path):
         (["--timeout", "nan"], "--timeout must be a positive number of seconds"),
         (["--notebook-timeout", "0"], "--notebook-timeout must be a positive number of seconds, not 0.0"),
         (["--jobs", "0"], "--jobs must be 1 or more (submissions graded at once), not 0"),
+        (["--memory", "0.1"], "--memory 0.1 GiB is too little for a kernel with NumPy and varfunc loaded"),
+        (["--memory", "-2"], "--memory -2 GiB is too little"),
+        (["--memory", "inf"], "--memory must be a number of GiB (0: no limit), not inf"),
     ],
 )
 def test_grade_refuses_a_wrong_setting_before_grading(unreadable, tmp_path, capsys, monkeypatch, flags, why):

@@ -64,6 +64,7 @@ def _grade(args: argparse.Namespace) -> int:
         source=Path(args.source) if args.source else None,
         hidden_files=tuple(Path(p) for p in args.hidden),
         kernel_name=args.kernel,
+        memory_gib=args.memory,
     )
     kit_before = kit.kit_digests()
     try:
@@ -143,6 +144,13 @@ def parser() -> argparse.ArgumentParser:
     grade.add_argument("--timeout", type=float, default=60, help="seconds per cell (default 60)")
     grade.add_argument(
         "--notebook-timeout", type=float, default=600, help="seconds per submission (default 600)"
+    )
+    grade.add_argument(
+        "--memory",
+        type=float,
+        default=4,
+        help="GiB of memory per submission's kernel (default 4; 0: no limit; Linux only): an allocation "
+        "past it raises MemoryError in the student's cell",
     )
     grade.add_argument(
         "--chapter",

@@ -4,7 +4,9 @@ Used by the grader (``grade.py``): the kernel first takes the guard's snapshot o
 (``guard.py``); an endless loop is interrupted at the cell's time limit; a kernel
 that dies (``os._exit``, a crash), is shut down by the notebook (IPython's ``exit()``) or stays stuck
 after the interrupt is restarted and the cells that ran before are replayed (their state, not their
-outputs), so the cells after it still run.
+outputs), so the cells after it still run. On Linux the kernel may hold at most ``memory_gib`` GiB
+of data (``RLIMIT_DATA``, which NumPy's arrays count in): past it an allocation raises MemoryError in
+the student's cell, where it would otherwise push the grading machine into swap or the OOM killer.
 """
 
 from __future__ import annotations
@@ -80,20 +82,42 @@ def _kernel_env(workdir: Path) -> dict[str, str]:
     return env
 
 
-def _install_guard(workdir: Path) -> None:
-    """The kernel's startup file: the guard's snapshot, taken before the submission's first cell."""
+MEMORY_STARTUP = """\
+# varfunc grader: the submission's memory limit (see varfunc/grading/execute.py)
+import sys as _vf_sys
+if _vf_sys.platform.startswith("linux"):
+    import resource as _vf_resource
+    _vf_hard = _vf_resource.getrlimit(_vf_resource.RLIMIT_DATA)[1]  # an unprivileged process cannot raise it
+    _vf_limit = {limit} if _vf_hard == _vf_resource.RLIM_INFINITY else min({limit}, _vf_hard)
+    _vf_resource.setrlimit(_vf_resource.RLIMIT_DATA, (_vf_limit, _vf_limit))  # and neither can the notebook
+    del _vf_resource, _vf_hard, _vf_limit
+del _vf_sys
+"""
+
+
+def _install_startup(workdir: Path, memory_gib: float) -> None:
+    """The kernel's startup files, run before the submission's first cell: the guard's snapshot, and
+    the memory limit (memory_gib 0: none)."""
     startup = workdir / ".ipython" / "profile_default" / "startup"
     startup.mkdir(parents=True, exist_ok=True)
     (startup / "00-varfunc-guard.py").write_text(GUARD_STARTUP)
+    if memory_gib:
+        (startup / "01-varfunc-memory.py").write_text(MEMORY_STARTUP.format(limit=int(memory_gib * 2**30)))
 
 
 def execute(
-    nb: Any, workdir: Path, *, cell_timeout: float, notebook_timeout: float, kernel_name: str = "python3"
+    nb: Any,
+    workdir: Path,
+    *,
+    cell_timeout: float,
+    notebook_timeout: float,
+    kernel_name: str = "python3",
+    memory_gib: float = 0,
 ) -> list[CellRun]:
     """Run every code cell in a fresh kernel; restart and replay after a death or a stuck interrupt."""
     from nbclient.exceptions import DeadKernelError
 
-    _install_guard(workdir)
+    _install_startup(workdir, memory_gib)
     work = copy.deepcopy(nb)
     probe = {"cell_type": "code", "source": "pass", "metadata": {}, "outputs": [], "execution_count": None}
     work["cells"].append(type(work["cells"][0])(probe) if work["cells"] else probe)
@@ -124,6 +148,9 @@ def execute(
                     else:
                         run_cell(position)
                         runs[position] = _outcome(replies.get(position, {}), work["cells"][position])
+                        if memory_gib and runs[position].ename == "MemoryError":
+                            limit = f"(the grader's limit: {memory_gib:g} GiB, --memory)"
+                            runs[position].evalue = f"{runs[position].evalue} {limit}".lstrip()
                         if runs[position].status == "timeout":
                             restart = not _responds(client, work, replies)
                         restart = restart or runs[position].ename == EXIT_CALL  # it is shutting down

@@ -143,6 +143,7 @@ def grade_submission(path: Path, options: GradeOptions | None = None) -> dict:
             cell_timeout=options.cell_timeout,
             notebook_timeout=options.notebook_timeout,
             kernel_name=options.kernel_name,
+            memory_gib=options.memory_gib,
         )
     secret = _secret_texts(plan, options)
     report["exercises"] = [_scrubbed(exercise_result(ex, plan, runs, options), secret) for ex in exercises]

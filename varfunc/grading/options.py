@@ -27,11 +27,13 @@ class GradeOptions:
     source: Path | None = None
     hidden_files: tuple[Path, ...] = ()
     kernel_name: str = "python3"
+    memory_gib: float = 4.0  # each submission's kernel (Linux); 0: no limit
 
     def __post_init__(self) -> None:
         """Refuse settings that would grade every submission wrongly, before anything is graded."""
         _check_seconds("--timeout", self.cell_timeout)
         _check_seconds("--notebook-timeout", self.notebook_timeout)
+        _check_memory(self.memory_gib)
         _check_chapter(self.chapter)
         _check_source(self.source)
         for path in self.hidden_files:
@@ -45,7 +47,11 @@ class GradeOptions:
 
     def fingerprint(self) -> str:
         """A hash of everything besides the submission that decides its grade (for resuming)."""
-        parts = [__version__, str(REPORT_VERSION), repr((self.cell_timeout, self.notebook_timeout))]
+        parts = [
+            __version__,
+            str(REPORT_VERSION),
+            repr((self.cell_timeout, self.notebook_timeout, self.memory_gib)),
+        ]
         parts += [self.chapter or "", self.kernel_name]
         parts += [p.read_text(encoding="utf-8") for p in sorted(GRADER_SOURCES.glob("*.py"))]
         for path in self.hidden_files:
@@ -73,6 +79,20 @@ def _check_seconds(flag: str, seconds: float) -> None:
     """ValueError unless seconds (a time limit) is a positive, finite number."""
     if not (isinstance(seconds, (int, float)) and math.isfinite(seconds) and seconds > 0):
         raise ValueError(f"{flag} must be a positive number of seconds, not {seconds!r}")
+
+
+MIN_MEMORY_GIB = 0.5  # a kernel with NumPy and varfunc loaded already holds about 0.2 GiB
+
+
+def _check_memory(gib: float) -> None:
+    """ValueError unless gib (--memory) is 0 (no limit) or at least MIN_MEMORY_GIB."""
+    if isinstance(gib, bool) or not isinstance(gib, (int, float)) or not math.isfinite(gib):
+        raise ValueError(f"--memory must be a number of GiB (0: no limit), not {gib!r}")
+    if gib != 0 and gib < MIN_MEMORY_GIB:
+        raise ValueError(
+            f"--memory {gib:g} GiB is too little for a kernel with NumPy and varfunc loaded (about "
+            f"0.2 GiB): give at least {MIN_MEMORY_GIB:g}, or 0 for no limit"
+        )
 
 
 def _check_chapter(chapter: str | None) -> None:
