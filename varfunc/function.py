@@ -240,6 +240,7 @@ class Function(FunctionHooks, DirtyInputs, GradientChecks, ModernFunctionNames):
     def _wrap_outputs(self, input, arrays, raw_outputs, dirty, creator) -> tuple:
         outputs = []
         rebase = None  # positions of inputs forward changed in place (mark_dirty)
+        first = {} if len(raw_outputs) == 1 else _first_positions(raw_outputs)
         for raw in raw_outputs:
             if isinstance(raw, _NUMPY_NUMBERS):
                 array = np.asarray(raw)  # a number, from an op on 0-d data: made into a new 0-d array
@@ -258,7 +259,7 @@ class Function(FunctionHooks, DirtyInputs, GradientChecks, ModernFunctionNames):
                 if (
                     array.base is not None
                     or is_one_of(array, arrays)
-                    or (outputs and is_one_of(raw, raw_outputs[: len(outputs)]))
+                    or (outputs and first[id(raw)] != len(outputs))  # returned before
                     or self.outside_the_kit
                 ):
                     array = array.copy()
@@ -387,3 +388,9 @@ class InplaceFunction(Function):
                 f"{input[0].dtype} data ({error}); use the out-of-place op, or convert the data "
                 "first (for example .double())"
             ) from None
+
+
+def _first_positions(raw_outputs: tuple) -> dict:
+    """{id(array): the first position forward returned it at}: one look-up per output finds an array
+    returned twice, where scanning the earlier outputs made k outputs cost k * k."""
+    return {id(raw): position for position, raw in reversed(list(enumerate(raw_outputs)))}
