@@ -240,7 +240,7 @@ class Function(FunctionHooks, DirtyInputs, GradientChecks, ModernFunctionNames):
     def _wrap_outputs(self, input, arrays, raw_outputs, dirty, creator) -> tuple:
         outputs = []
         rebase = None  # positions of inputs forward changed in place (mark_dirty)
-        first = {} if len(raw_outputs) == 1 else _first_positions(raw_outputs)
+        first = None if len(raw_outputs) == 1 else _first_positions(raw_outputs)  # read from output 2 on
         for raw in raw_outputs:
             if isinstance(raw, _NUMPY_NUMBERS):
                 array = np.asarray(raw)  # a number, from an op on 0-d data: made into a new 0-d array
