@@ -201,10 +201,10 @@ def _report(mismatches: list, outputs: list) -> str:
         lines.append(f"  ... and {len(mismatches) - 8} more")
     if any(label == WEIGHTED for _, _, label, _, _ in mismatches):
         lines.append(
-            f"Output '{WEIGHTED}': backward given a gradient for every output element at once, of "
-            "mixed signs (sizes 0.5 to 1.5, the first negative), where the other rows give one element "
-            "a 1; if only these rows appear, backward does not multiply by grad_output, drops its sign "
-            "(abs, a square, a max with 0), or goes wrong when every output has a gradient."
+            f"Rows '{WEIGHTED}': one more backward, given a gradient for every output element at "
+            "once (some negative), where each other row gives one element a 1. If only these rows "
+            "appear, backward does not multiply by grad_output, drops its sign (abs, a square, a max "
+            "with 0), or goes wrong when every output has a gradient."
         )
     lines.append(
         "Look at the backward of the ops that touch that input; a factor that is off everywhere "
