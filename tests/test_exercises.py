@@ -198,3 +198,20 @@ predicted_order = "Sum#5, Mul#4, Add#3, Mul#2, y, x"
     verdict = verdict_for(path, "ch04.dependencies", answer)
     assert not verdict.passed, str(verdict)
     assert verdict.expected == "a list of names" and verdict.got == "a str", str(verdict)
+
+
+@pytest.mark.parametrize(
+    "label, neighbour",
+    [
+        ("decides dim i from grad.shape[i - 1]", True),  # the last dim left unsummed: what the hint says
+        ("a shape of 1s only summed into a 0-d array (the kept dims dropped)", False),
+    ],
+)
+def test_the_neighbour_dim_hint_is_shown_only_for_the_result_of_that_mistake(label, neighbour):
+    from varfunc.grading.ch05 import _NEIGHBOUR_DIM
+
+    path = next(p for p, ex in CASES if ex == "ch05.broadcast")
+    source = dict(wrong_answers("ch05.broadcast"))[label]
+    verdict = verdict_for(path, "ch05.broadcast", source)
+    assert not verdict.passed and "(2, 1, 1, 4), (1, 1, 1)" in verdict.case, str(verdict)
+    assert (verdict.hint == _NEIGHBOUR_DIM) is neighbour, str(verdict)

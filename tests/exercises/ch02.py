@@ -103,6 +103,15 @@ WRONG_ANSWERS = {
             "        return 'leaf, requires grad'\n"
             "    return 'computed by ' + type(v.creator).__name__\n",
         ),
+        (
+            "decides 'requires grad' from .grad is not None",
+            "def describe(v):\n"
+            "    if v.volatile:\n"
+            "        return 'volatile'\n"
+            "    if isinstance(v.creator, Leaf):\n"
+            "        return 'leaf, requires grad' if v.grad is not None else 'leaf, no grad'\n"
+            "    return 'computed by ' + type(v.creator).__name__\n",
+        ),
     ],
     "ch02.predict_grad": [
         (

@@ -234,6 +234,45 @@ DIV_MEAN_NOT_SUM = (
     + DIV_REDUCED
 )
 
+# Right where one size-1 dim of an operand is stretched, wrong where two are (a of shape (1, 3, 1)):
+# the loop returns after the first stretched dim, or only the first size-1 dim is looked at
+MUL_FIRST_STRETCHED_ONLY = (
+    STRETCHED_REDUCED_WITH.replace("g = EXPR", "return g.sum(axis=i, keepdims=True)") + MUL_REDUCED
+)
+DIV_FIRST_SIZE_1_DIM_ONLY = (
+    """
+def reduce(g, shape):
+    while g.ndim > len(shape):
+        g = g.sum(axis=0)
+    if 1 in shape:
+        i = shape.index(1)  # the first size-1 dim only
+        g = g.sum(axis=i, keepdims=True)
+    return g
+"""
+    + DIV_REDUCED
+)
+
+# what one call keeps, in a dict on the class (copies, so that no in-place change reaches them): two
+# nodes in one graph share it, and the second overwrites the first's
+MUL_ON_THE_CLASS = """
+class Mul(Function):
+    saved = {}
+
+    def forward(self, a, b):
+        self.saved["a"], self.saved["b"] = a.copy(), b.copy()
+        return a * b
+
+    def backward(self, grad_output):
+        a, b = self.saved["a"], self.saved["b"]
+        return sum_to_shape(grad_output * b, a.shape), sum_to_shape(grad_output * a, b.shape)
+"""
+DIV_ON_THE_CLASS = (
+    MUL_ON_THE_CLASS.replace("Mul", "Div")
+    .replace("a * b", "a / b")
+    .replace("grad_output * b, a.shape", "grad_output / b, a.shape")
+    .replace("grad_output * a, b.shape", "-grad_output * a / b**2, b.shape")
+)
+
 # backward returns grad_output unchanged for a (Add's gradient), and b's right
 MUL_ADDS = MUL_RETURNING.replace(
     "GRADS", "sum_to_shape(grad_output, a.shape), sum_to_shape(grad_output * a, b.shape)"
@@ -279,6 +318,14 @@ WRONG_ANSWERS = {
         ),
         ("forward casts its result to float32", MUL_FLOAT32),
         (
+            "forward computes in float64 whatever the inputs' dtype",
+            MUL_RETURNING.replace("return a * b", "return np.multiply(a, b, dtype=np.float64)").replace(
+                "GRADS", "sum_to_shape(grad_output * b, a.shape), sum_to_shape(grad_output * a, b.shape)"
+            ),
+        ),
+        ("own reduce returns after the first stretched dim", MUL_FIRST_STRETCHED_ONLY),
+        ("a dict on the class keeps a and b: two nodes share it", MUL_ON_THE_CLASS),
+        (
             "backward casts the gradient for a to float32",
             MUL_RETURNING.replace(
                 "GRADS",
@@ -296,6 +343,14 @@ WRONG_ANSWERS = {
         ("gradient for b written as g / b, like a's", DIV_MUL_FORWARD),
         ("kept a and b as attributes instead of save_for_backward", DIV_ATTRIBUTES),
         ("forward casts its result to float32", DIV_FLOAT32),
+        (
+            "forward computes in float64 whatever the inputs' dtype",
+            DIV_SIGN.replace("return a / b", "return np.asarray(a / b, dtype=float)").replace(
+                "grad_output * a / b**2", "-grad_output * a / b**2"
+            ),
+        ),
+        ("own reduce sums only the first size-1 dim (shape.index(1))", DIV_FIRST_SIZE_1_DIM_ONLY),
+        ("a dict on the class keeps a and b: two nodes share it", DIV_ON_THE_CLASS),
         (
             "b**2 in float32 in the gradient for b",
             DIV_SIGN.replace("grad_output * a / b**2", "-grad_output * a / np.square(b).astype(np.float32)"),

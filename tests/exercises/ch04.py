@@ -25,6 +25,12 @@ predicted_counts = {"Sum#5": [False], "Mul#4": [True], "Add#3": True, "Mul#2": [
 predicted_order = ["Sum#5", "Mul#4", "Add#3", "Mul#2", "y", "x"]
 """
 
+# every count in a list, as the template has them: [True] == [1] in Python
+COUNTS_AS_BOOLS_IN_LISTS = """
+predicted_counts = {"Sum#5": [0], "Mul#4": [True], "Add#3": [True], "Mul#2": [2], "x": [2], "y": [True]}
+predicted_order = ["Sum#5", "Mul#4", "Add#3", "Mul#2", "y", "x"]
+"""
+
 COUNTS_FRACTIONAL = """
 predicted_counts = {"Sum#5": [0], "Mul#4": [1], "Add#3": [1], "Mul#2": [2.5], "x": [2], "y": [1]}
 predicted_order = ["Sum#5", "Mul#4", "Add#3", "Mul#2", "y", "x"]
@@ -191,6 +197,7 @@ WRONG_ANSWERS = {
         ("FIFO order instead of the stack", ORDER_FIFO),
         ("popped Mul#2 before all its gradients arrived", ORDER_EARLY),
         ("True and False where the counts are 1 and 0", COUNTS_AS_BOOLS),
+        ("[True] where the count is [1], in lists", COUNTS_AS_BOOLS_IN_LISTS),
         ("2.5 where the count is 2 (a count is a whole number)", COUNTS_FRACTIONAL),
     ],
     "ch04.is_ready": [

@@ -369,5 +369,9 @@ WRONG_ANSWERS = {
     ],
 }
 
-# Right answers other than the stored solutions, each must pass: in a room of their own.
+# More wrong answers, and the right answers other than the stored solutions: in rooms of their own.
+from .ch05_more import MORE_WRONG_ANSWERS  # noqa: E402
 from .ch05_right import RIGHT_ANSWERS  # noqa: E402, F401
+
+for _exercise, _answers in MORE_WRONG_ANSWERS.items():
+    WRONG_ANSWERS[_exercise] += _answers

@@ -87,6 +87,17 @@ grad_after_reset = x.grad.copy()
             "    return hook\n",
         ),
         (
+            "keeps the first call's clipped array and returns it at every call",
+            "def make_clip_hook(limit, log):\n"
+            "    kept = []\n"
+            "    def hook(grad):\n"
+            "        log.append(float(np.abs(grad).max()))\n"
+            "        if not kept:\n"
+            "            kept.append(np.clip(grad, -limit, limit))\n"
+            "        return kept[0]\n"
+            "    return hook\n",
+        ),
+        (
             "clips in place",
             "def make_clip_hook(limit, log):\n"
             "    def hook(grad):\n"

@@ -95,6 +95,10 @@ WRONG_ANSWERS = {
             "        return grad_output * np.where(a > 700, 1.0, e / (1 + e))\n",
         ),
         (
+            "computes in float64 whatever a's dtype (a float32 input, a float64 result)",
+            _softplus("np.logaddexp(0, a.astype(np.float64))", "grad_output * 0.5 * (1 + np.tanh(a / 2))"),
+        ),
+        (
             "keeps a as an attribute instead of save_for_backward",
             "class Softplus(Function):\n"
             "    def forward(self, a):\n"

@@ -284,6 +284,11 @@ def train_losses(model, optimizer, X, y, steps):
     ],
 }
 
+from .ch08_more import MORE_WRONG_ANSWERS  # noqa: E402 (more wrong answers, in a file of their own)
+
+for _exercise, _answers in MORE_WRONG_ANSWERS.items():
+    WRONG_ANSWERS[_exercise] += _answers
+
 RIGHT_ANSWERS = {
     "ch08.momentum_sgd": [
         (

@@ -58,6 +58,39 @@ def one_hot(labels, num_classes):
 """,
         ),
         (
+            "a loop that reads each label with int(): a number copied to the host per label",
+            """
+def one_hot(labels, num_classes):
+    xp = get_array_module(labels)
+    out = xp.zeros((len(labels), num_classes), dtype=xp.float32)
+    for i in range(len(labels)):
+        out[i, int(labels[i])] = 1
+    return out
+""",
+        ),
+        (
+            "the labels read with .item() one by one, the rows taken from xp.eye",
+            """
+def one_hot(labels, num_classes):
+    xp = get_array_module(labels)
+    rows = [labels[i].item() for i in range(len(labels))]
+    return xp.eye(num_classes, dtype=xp.float32)[rows]
+""",
+        ),
+        (
+            "each label compared with each class in an if (bool() reads a number back to the host)",
+            """
+def one_hot(labels, num_classes):
+    xp = get_array_module(labels)
+    out = xp.zeros((len(labels), num_classes), dtype=xp.float32)
+    for i in range(len(labels)):
+        for c in range(num_classes):
+            if labels[i] == c:
+                out[i, c] = 1.0
+    return out
+""",
+        ),
+        (
             "np.zeros: always on the CPU",
             """
 def one_hot(labels, num_classes):

@@ -84,11 +84,15 @@ def check_describe(ns: dict) -> None:
     volatile = Variable(np.array([1.0]), volatile=True)
     switched_off = Variable(np.array([3.0]))
     switched_off.requires_grad = False
+    frozen = Variable(np.array([1.0, -1.0]))  # a .grad from a backward, then frozen: the .grad stays
+    (frozen * 2).sum().backward()
+    frozen.requires_grad = False
     cases = [
         ("a float leaf", x, "leaf, requires grad"),
         ("an int leaf", Variable(np.array([1, 2])), "leaf, no grad"),
         ("a float leaf made with requires_grad=False", constant, "leaf, no grad"),
         ("a leaf whose requires_grad was set to False", switched_off, "leaf, no grad"),
+        ("a leaf with a .grad from a backward, then requires_grad set to False", frozen, "leaf, no grad"),
         ("a volatile Variable", volatile, "volatile"),
         ("volatile * 2 (computed from a volatile Variable)", volatile * 2, "volatile"),
         ("x * 2", x * 2, "computed by MulConstant"),

@@ -19,10 +19,11 @@ from .core import (
     expect_equal,
     running,
 )
-from .in_place import expect_in_place_changes_caught
+from .in_place import expect_in_place_changes_caught, expect_nodes_independent
 
-# (shape of a, shape of b): same shapes, a broadcast vector, both broadcast, a 0-d operand, and b
-# both extended with a leading dim and stretched along its size-1 dim (its gradient sums over both).
+# (shape of a, shape of b): same shapes, a broadcast vector, both broadcast, a 0-d operand, b both
+# extended with a leading dim and stretched along its size-1 dim (its gradient sums over both), and a
+# stretched along two size-1 dims (its gradient sums over both, not only the first).
 SHAPES = [
     ((3,), (3,)),
     ((2, 3), (2, 3)),
@@ -31,6 +32,7 @@ SHAPES = [
     ((4, 1, 3), (2, 3)),
     ((), (2, 2)),
     ((2, 1, 4), (3, 1)),
+    ((1, 3, 1), (2, 3, 4)),
 ]
 
 
@@ -76,9 +78,29 @@ def _check_binary_op(namespace: dict, name: str, reference: Callable, formulas: 
         case = f"{name} with a of shape {shape_a} and b of shape {shape_b}"
         with running(case):
             _check_shapes(cls, case, seed, (shape_a, shape_b), reference, formulas, name == "Div")
+    _check_float32_dtype(cls, name)
     _check_one_input_needs_grad(cls, name, reference, formulas)
     _check_float64_digits(cls, name)
     _check_input_changed_in_place(cls, name, reference)
+    a, b = np.array([1.0, 2.0, 3.0]), np.array([0.5, -2.0, 2.0])
+    expect_nodes_independent(
+        name, lambda u, v: cls()(u, v), [a, b], [b - 1.5, a + 1.0], lambda u, v: _EXACT_GRADS[name](u, v, 1.0)
+    )
+
+
+def _check_float32_dtype(cls: type, name: str) -> None:
+    """float32 inputs give a float32 result, as the kit's ops give (a float64 cast doubles the memory)."""
+    a, b = Variable(np.array([1.5, -2.0], dtype=np.float32)), Variable(np.array([0.5, 4.0], dtype=np.float32))
+    case = f"{name} of float32 inputs [1.5, -2] and [0.5, 4]"
+    with running(case):
+        out = cls()(a, b)
+    expect_equal(
+        f"{case}: dtype of forward's result",
+        str(out.dtype),
+        "float32",
+        "keep the inputs' dtype: float32 inputs give a float32 result, as the kit's own ops do (no "
+        "dtype=np.float64 or float64 casts in forward)",
+    )
 
 
 _EXACT_GRADS = {
@@ -201,7 +223,17 @@ def _shape_error_hint(error: str, shapes: tuple, out_shape: tuple) -> str:
             "nothing was broadcast here (a, b and the output have one shape): a gradient of another "
             "shape comes from the formula, not from a missing sum"
         )
+    if any(_stretched_dims(shape, out_shape) > 1 for shape in shapes):
+        return (
+            "sum the gradient over every dim that broadcasting added or stretched: here an operand was "
+            "stretched along two of its size-1 dims, and both are summed, not only the first (sum_to_shape)"
+        )
     return "sum the gradient over the dimensions that broadcasting added or stretched (sum_to_shape)"
+
+
+def _stretched_dims(shape: tuple, out_shape: tuple) -> int:
+    """How many size-1 dims of shape broadcasting stretched to out_shape."""
+    return sum(1 for n, m in zip(shape[::-1], out_shape[::-1]) if n == 1 and m != 1)
 
 
 def _gradients_rule(formulas: str) -> str:
@@ -259,15 +291,15 @@ def _divide(a: Any, b: Any) -> Any:
 
 @exercise("ch03.mul", title="Mul: a * b with broadcasting, forward and backward", points=3, needs=("Mul",))
 def check_mul(namespace: dict) -> None:
-    """Forward values and dtype and both gradients on seven shape pairs, each input without grad, and
-    inputs changed in place (saved tensors)."""
+    """Forward values and dtype and both gradients on eight shape pairs, a float32 result for float32
+    inputs, each input without grad, inputs changed in place (saved tensors), and two nodes in one graph."""
     _check_binary_op(namespace, "Mul", _multiply, "a * b; the gradient for a is g * b, for b it is g * a")
 
 
 @exercise("ch03.div", title="Div: a / b with broadcasting, forward and backward", points=3, needs=("Div",))
 def check_div(namespace: dict) -> None:
-    """Forward values and dtype and both gradients on seven shape pairs, each input without grad, and
-    inputs changed in place (saved tensors)."""
+    """Forward values and dtype and both gradients on eight shape pairs, a float32 result for float32
+    inputs, each input without grad, inputs changed in place (saved tensors), and two nodes in one graph."""
     _check_binary_op(
         namespace, "Div", _divide, "a / b; the gradient for a is g / b, for b it is -g * a / b**2"
     )

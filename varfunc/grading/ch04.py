@@ -27,15 +27,21 @@ def exercise_graph() -> tuple:
     return c.sum(), {"x": x, "y": y}
 
 
-def _as_counts(value: Any) -> Any:
-    """A count, or a list of counts, as a list of ints; anything else (True or False too) as it is."""
+def _as_counts(name: str, value: Any) -> Any:
+    """A count, or a list of counts, as a list of ints; anything else as it is; True or False, which
+    equal 1 and 0 ([True] == [1]), a CheckFailed."""
     items = [value] if isinstance(value, (int, np.integer)) else value
     try:
         items = list(items)
     except TypeError:
         return value
     if any(isinstance(n, (bool, np.bool_)) for n in items):
-        return value  # True == 1, but a count is a number, not a yes or no
+        raise CheckFailed(
+            f"dependency count of {name}",
+            "whole numbers, one per output",
+            value,
+            "True == 1 in Python, but a count is a number, not a yes or no: write 1 or 0, not True or False",
+        )
     try:
         counts = [int(n) for n in items]
     except (TypeError, ValueError):
@@ -59,7 +65,7 @@ def check_dependencies(namespace: dict) -> None:
     predicted = namespace["predicted_counts"]
     if not isinstance(predicted, dict):
         raise CheckFailed("predicted_counts is not a dict", "a dict", type(predicted).__name__)
-    got = {str(k): _as_counts(v) for k, v in predicted.items()}
+    got = {str(k): _as_counts(str(k), v) for k, v in predicted.items()}
     expect_equal(
         "the nodes in predicted_counts",
         sorted(got),

@@ -22,6 +22,7 @@ from .core import (
     kit_code_refused,
     running,
 )
+from .in_place import expect_nodes_independent
 
 
 def _gradcheck(case: str, fn: Any, inputs: list, hint: str) -> None:
@@ -36,8 +37,8 @@ def _gradcheck(case: str, fn: Any, inputs: list, hint: str) -> None:
 
 @exercise("ch05.sigmoid", title="MySigmoid: backward from the saved output", points=2, needs=("MySigmoid",))
 def check_sigmoid(ns: dict) -> None:
-    """Forward values, the output saved (not the input), and gradcheck on several shapes; the kit's
-    Sigmoid is switched off meanwhile."""
+    """Forward values and dtype, also far from 0, the output saved (not the input), gradcheck on several
+    shapes, and the gradient far from 0; the kit's Sigmoid is switched off meanwhile."""
     hint = "write the sigmoid and its derivative yourself, with NumPy (np.exp)"
     with kit_code_refused("MySigmoid", hint, (Sigmoid, "apply"), (Sigmoid, "derivative")):
         _check_sigmoid(ns["MySigmoid"])
@@ -65,6 +66,19 @@ def _check_sigmoid(MySigmoid: Any) -> None:
         atol=1e-15,  # errors of about 1e-16 near 0 pass, as 0.5 * (1 + tanh(a / 2)) makes; 0 does not
         at=("a", far),
     )
+    huge = np.array([-1000.0, 1000.0])  # exp(a) overflows to inf
+    with np.errstate(all="ignore"), running("forward of [-1000, 1000]"):  # 1 / (1 + inf) warns, rightly 0
+        y_huge = MySigmoid()(Variable(huge))
+    expect_close("forward of [-1000, 1000]", y_huge, [0.0, 1.0], _OVERFLOW, at=("a", huge))
+    with running("forward of a float32 input"):
+        y32 = MySigmoid()(Variable(a.astype(np.float32)))
+    expect_equal(
+        "dtype of forward's result for float32 input",
+        str(y32.dtype),
+        "float32",
+        "keep the input's dtype: a float32 input gives a float32 result, as the kit's Sigmoid does (no "
+        "float64 casts in forward)",
+    )
     saved = y.creator.saved_tensors
     expect_equal("number of saved tensors", len(saved), 1, "save exactly one array: the output")
     expect_close(
@@ -78,6 +92,34 @@ def _check_sigmoid(MySigmoid: Any) -> None:
         x = rng.normal(size=shape) * 2
         _gradcheck(f"gradcheck on shape {shape}", lambda v: MySigmoid()(v), [x], _sigmoid_hint(MySigmoid))
     _check_backward_reads_saved_tensors(MySigmoid, a)
+    _check_gradient_far_from_0(MySigmoid)
+
+
+_FAR = np.array([-1000.0, -30.0, -20.0, -8.0, 8.0, 20.0, 30.0, 1000.0])
+_FAR_TEXT = "[" + ", ".join(f"{v:g}" for v in _FAR) + "]"
+_OVERFLOW = (
+    "exp(a) overflows to inf for |a| past 709, and inf / inf is nan: at a = 1000 the sigmoid is 1 and at "
+    "a = -1000 it is 0 (1 / (1 + inf) is 0, a number; only inf / inf is nan)"
+)
+
+
+def _check_gradient_far_from_0(MySigmoid: Any) -> None:
+    """y (1 - y) where it is tiny, to its digits: a clip of the saved y (against 0 and 1) is wrong there."""
+    x = Variable(_FAR.copy())
+    with np.errstate(all="ignore"), running(f"gradient on {_FAR_TEXT}"):  # 1 / (1 + inf) warns, rightly 0
+        MySigmoid()(x).backward(np.ones_like(_FAR))
+    expect_close(
+        f"gradient on {_FAR_TEXT}",
+        x.grad,
+        np.exp(-np.logaddexp(0, -_FAR) - np.logaddexp(0, _FAR)),  # y (1 - y), to its last digits
+        _OVERFLOW
+        if np.isnan(np.asarray(x.grad, dtype=float)).any()
+        else "far from 0 the slope y (1 - y) is tiny but exact (2.06e-9 at a = 20, 9.36e-14 at a = -30): "
+        "compute it from the saved y as it is, with no clipping or rounding of y",
+        rtol=1e-6,
+        atol=1e-15,  # 1 - y loses digits near y = 1 (a = 30): about 1e-16, whatever the formula
+        at=("a", _FAR),
+    )
 
 
 # Common wrong gradients, wrong(y, g) for the output y and grad_output g, and what each says.
@@ -176,14 +218,7 @@ def _check_broadcast(my_sum_to_shape: Any, BroadcastMul: Any, hint: str) -> None
             case = f"my_sum_to_shape(grad of shape {grad_shape}, {shape})"
             with running(case):
                 got = my_sum_to_shape(grad, shape)
-            expect_close(
-                case,
-                got,
-                reference,
-                _NEIGHBOUR_DIM
-                if grad_shape == (2, 1, 1, 4)
-                else "sum over the extra leading dims, then (keeping dims) over dims where shape has 1",
-            )
+            expect_close(case, got, reference, _sum_hint(grad_shape, grad, got))
         pairs = [((3, 1), (4,)), ((2, 3), ()), ((2, 3), (2, 3)), ((1, 3), (2, 1)), ((4,), (2, 3, 4))]
         for shape_a, shape_b in pairs:
             a, b = rng.normal(size=shape_a), rng.normal(size=shape_b)
@@ -197,11 +232,32 @@ def _check_broadcast(my_sum_to_shape: Any, BroadcastMul: Any, hint: str) -> None
                 [a, b],
                 "grad_a = g * b and grad_b = g * a, each summed back to its input's shape",
             )
+    a, b = rng.normal(size=(2, 3)), rng.normal(size=(3,))
+    expect_nodes_independent(  # after the switch-off: the sums and Add of this graph call sum_to_shape
+        "BroadcastMul",
+        lambda u, v: BroadcastMul()(u, v),
+        [a, b],
+        [a + 1.0, b - 2.0],
+        lambda u, v: [np.ones_like(u) * v, u.sum(axis=0)],
+    )
+
+
+def _sum_hint(grad_shape: tuple, grad: np.ndarray, got: Any) -> str:
+    """_NEIGHBOUR_DIM where got is what leaving the stretched last dim of (2, 1, 1, 4) unsummed gives."""
+    if grad_shape == (2, 1, 1, 4):
+        try:
+            unsummed = np.asarray(got.data if isinstance(got, Variable) else got, dtype=float)
+        except (TypeError, ValueError):
+            unsummed = None
+        if unsummed is not None and unsummed.shape == (1, 1, 4) and np.allclose(unsummed, grad.sum(axis=0)):
+            return _NEIGHBOUR_DIM
+    return "sum over the extra leading dims, then (keeping dims) over dims where shape has 1"
 
 
 @exercise("ch05.matmul", title="MyMatmul: the two matrix gradients", points=3, needs=("MyMatmul",))
 def check_matmul(ns: dict) -> None:
-    """gradcheck on square and non-square matrices; None for an input that needs no grad."""
+    """gradcheck on square and non-square matrices, the dtype of a float32 product, None for an input
+    that needs no grad, and two nodes in one graph."""
     MyMatmul = ns["MyMatmul"]
     rng = np.random.default_rng(7)
     for n, m, p in [(2, 3, 4), (3, 3, 3), (1, 5, 1), (4, 2, 3)]:
@@ -216,6 +272,16 @@ def check_matmul(ns: dict) -> None:
             "each gradient has its input's shape: grad_a is (n x m), grad_b is (m x p); which product "
             "of g (n x p) with the other input, transposed or not, gives that shape?",
         )
+    case = "forward (2x3) @ (3x4) of float32 matrices"
+    with running(case):
+        got = MyMatmul()(Variable(np.ones((2, 3), np.float32)), Variable(np.ones((3, 4), np.float32)))
+    expect_equal(
+        f"{case}: dtype of the result",
+        str(got.dtype),
+        "float32",
+        "keep the inputs' dtype: float32 matrices give a float32 product, as the kit's matmul does (no "
+        "float64 casts in forward)",
+    )
     a, b = rng.normal(size=(2, 3)), rng.normal(size=(3, 4))
     u, v = Variable(a.copy()), Variable(b.copy())
     case = "gradients for float64 (2x3) @ (3x4), to float64's last digits"
@@ -251,3 +317,10 @@ def check_matmul(ns: dict) -> None:
                     "NoneType",
                     "return None where self.needs_input_grad[i] is False (skip the product)",
                 )
+    expect_nodes_independent(
+        "MyMatmul",
+        lambda u, v: MyMatmul()(u, v),
+        [a, b],
+        [a * 2 - 1, b + 0.5],
+        lambda u, v: [np.ones((2, 4)) @ v.T, u.T @ np.ones((2, 4))],
+    )

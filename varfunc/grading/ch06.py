@@ -179,6 +179,13 @@ def _check_hook_called_twice(make_clip_hook: Any) -> None:
         [12.0, 6.0],
         "append this call's max |g|, not the largest so far",
     )
+    expect_close(
+        "x.grad after the second backward through h (both calls' clipped gradients, summed)",
+        x.grad,
+        3 * np.clip(6 * x.data, -2.0, 2.0) + 3 * np.clip(3 * x.data, -2.0, 2.0),
+        "the first backward's x.grad was right, the second's is not: at every call the hook returns that "
+        "call's gradient, clipped (nothing kept from an earlier call)",
+    )
 
 
 def _check_fractional_values(make_clip_hook: Any) -> None:

@@ -92,6 +92,13 @@ def check_softplus(ns: dict) -> None:
             rtol=1e-6,
             at=("a", a32),
         )
+        expect_equal(
+            "dtype of forward's result for the float32 input [-200, -30, 0, 50, 100, 500]",
+            str(y32.dtype),
+            "float32",
+            "keep the input's dtype: a float32 input gives a float32 result, as the kit's own ops do (no "
+            "float64 casts in forward)",
+        )
         with running("the gradient for the float32 input [-200, -30, 0, 50, 100, 500]"):
             y32.backward(np.ones(a32.shape, dtype=np.float32))
         expect_close(

@@ -100,7 +100,10 @@ def check_one_hot(ns: dict) -> None:
     _one_hot_case(one_hot, "one_hot([], 3) (no labels)", [], 3)
     labels = FakeGpuArray(np.array([0, 2, 2, 1]))
     try:
-        with fake_gpu(host_copies=False), running("labels [0, 2, 2, 1] on a (simulated) GPU"):
+        with (
+            fake_gpu(host_copies=False, host_numbers=False),
+            running("labels [0, 2, 2, 1] on a (simulated) GPU"),
+        ):
             got = one_hot(labels, 3)
     except TypeError as error:
         if str(error).startswith(HOST_COPY):
@@ -108,8 +111,9 @@ def check_one_hot(ns: dict) -> None:
                 "labels on a (simulated) GPU: your code copied them to the host",
                 "arrays of the labels' array module (cupy), on the GPU",
                 f"TypeError: {error}",
-                "build the result where the labels are, with xp = get_array_module(labels): a copy to "
-                "the host and back is the slow path this exercise avoids",
+                "build the result where the labels are, with xp = get_array_module(labels), from whole "
+                "arrays: a copy to the host and back (of the labels, or of one label at a time with int(), "
+                ".item() or an if) is the slow path this exercise avoids",
             ) from None
         if not str(error).startswith((MIXED_DEVICES, IMPLICIT_CONVERSION)):
             raise

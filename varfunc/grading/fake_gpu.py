@@ -5,7 +5,10 @@ implicitly (``np.asarray(x)``, indexing a NumPy array with it) and to meet a Num
 (``x == np.arange(3)``). Python numbers and NumPy scalars mix freely, NumPy arrays may be written
 into it or index it (CuPy copies those to the GPU), an integer index out of range wraps around, and
 ``.get()`` gives the NumPy array, as in CuPy.
-Inside ``fake_gpu()``, ``get_array_module`` answers a NumPy whose arrays are FakeGpuArrays.
+Inside ``fake_gpu()``, ``get_array_module`` answers a NumPy whose arrays are FakeGpuArrays. A check
+can refuse copies to the host: of arrays (``host_copies=False``: ``.get()``, ``.tolist()``), and also
+of single numbers (``host_numbers=False``: ``.item()``, ``int()``, ``float()``, ``bool()``, each of
+which CuPy answers with a copy to the host; the kit's own code reads such numbers, in error messages).
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ from ..functions.indexing import key_axes
 MIXED_DEVICES = "Unsupported type"  # how CuPy's TypeErrors start, for a NumPy operand and ...
 HOST_COPY = "A copy to the host, in a check that asks for none"
 _HOST_COPIES_REFUSED = False  # set by fake_gpu(host_copies=False)
+_HOST_NUMBERS_REFUSED = False  # set by fake_gpu(host_numbers=False)
 IMPLICIT_CONVERSION = "Implicit conversion to a NumPy array is not allowed"  # ... for np.asarray(x)
 
 
@@ -134,8 +138,11 @@ class FakeGpuArray(NDArrayOperatorsMixin):
         # NumPy the array without asking __array__
         if name == "_array" or name.startswith("__"):
             raise AttributeError(name)
-        if name == "tolist" and _HOST_COPIES_REFUSED and self._array.size > 1:  # CuPy's is get().tolist()
+        # CuPy's tolist is get().tolist(): with host_copies=False, one number's is still let through
+        if name == "tolist" and (_HOST_NUMBERS_REFUSED or _HOST_COPIES_REFUSED and self._array.size > 1):
             raise TypeError(f"{HOST_COPY}: .tolist() copied a GPU array to the host")
+        if name == "item":
+            self._number_read("x.item()")
         attribute = getattr(self._array, name)
         if not callable(attribute):
             return on_fake_gpu(attribute)
@@ -145,13 +152,19 @@ class FakeGpuArray(NDArrayOperatorsMixin):
         return len(self._array)
 
     def __int__(self) -> int:
-        return int(self._array)
+        return int(self._number_read("int(x)"))
 
     def __float__(self) -> float:
-        return float(self._array)
+        return float(self._number_read("float(x)"))
 
     def __bool__(self) -> bool:
-        return bool(self._array)
+        return bool(self._number_read("bool(x), an if or a while on a GPU array,"))
+
+    def _number_read(self, how: str) -> np.ndarray:
+        """The array, for a number read back to the host (CuPy copies it); refused with host_numbers=False."""
+        if _HOST_NUMBERS_REFUSED:
+            raise TypeError(f"{HOST_COPY}: {how} copied a number of a GPU array to the host")
+        return self._array
 
     def __repr__(self) -> str:
         return f"array({self._array.tolist()!r}, dtype={self._array.dtype}) on the (simulated) GPU"
@@ -202,14 +215,15 @@ class _FakeCupy:
 
 
 @contextlib.contextmanager
-def fake_gpu(host_copies: bool = True) -> Iterator[None]:
+def fake_gpu(host_copies: bool = True, host_numbers: bool = True) -> Iterator[None]:
     """For one check: get_array_module answers the fake CuPy for FakeGpuArray inputs, to_device(x,
-    'cuda') gives one, and with host_copies=False a copy to the host (.get()) is a TypeError."""
-    global _HOST_COPIES_REFUSED
-    saved = backend._cupy, backend._gpu_status, _HOST_COPIES_REFUSED
+    'cuda') gives one; with host_copies=False a copy of an array to the host (.get()) is a TypeError,
+    and with host_numbers=False one number read back (.item(), int(x), float(x), bool(x)) too."""
+    global _HOST_COPIES_REFUSED, _HOST_NUMBERS_REFUSED
+    saved = backend._cupy, backend._gpu_status, _HOST_COPIES_REFUSED, _HOST_NUMBERS_REFUSED
     backend._cupy, backend._gpu_status = _FakeCupy(), (True, "1 simulated GPU")
-    _HOST_COPIES_REFUSED = not host_copies
+    _HOST_COPIES_REFUSED, _HOST_NUMBERS_REFUSED = not host_copies, not host_numbers
     try:
         yield
     finally:
-        backend._cupy, backend._gpu_status, _HOST_COPIES_REFUSED = saved
+        backend._cupy, backend._gpu_status, _HOST_COPIES_REFUSED, _HOST_NUMBERS_REFUSED = saved

@@ -1,0 +1,140 @@
+"""Chapter 08 (Training), Exercise 2: the training loop (ch08.py holds Exercise 1 and imports this file)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .. import train as train_module
+from ..nn import Linear, ReLU, Sequential, cross_entropy
+from ..optim import SGD, Adam
+from ..variable import Variable
+from .core import CheckFailed, exercise, expect_close, kit_code_refused, running
+
+
+def _classifier(seed: int, kind: type = Sequential) -> Sequential:
+    rng = np.random.default_rng(seed)
+    return kind(Linear(2, 8, dtype=np.float64, rng=rng), ReLU(), Linear(8, 3, dtype=np.float64, rng=rng))
+
+
+class _Watched(Sequential):
+    """A Sequential that notes, for each input it gets, whether that input requires grad."""
+
+    def forward(self, input: Any) -> Any:
+        self.__dict__.setdefault("inputs_require_grad", []).append(getattr(input, "requires_grad", False))
+        return super().forward(input)
+
+
+_INPUT_HINT = (
+    "X is data, not a parameter: wrap it in a Variable that needs no grad (requires_grad=False); one that "
+    "requires grad makes every backward compute a gradient for X, which nothing uses"
+)
+
+
+def _reference_losses(model: Sequential, optimizer: object, X: np.ndarray, y: np.ndarray, steps: int) -> list:
+    x = Variable(X, requires_grad=False)
+    losses = []
+    for _ in range(steps):
+        optimizer.zero_grad()
+        loss = cross_entropy(model(x), y)
+        loss.backward()
+        optimizer.step()
+        losses.append(loss.item())
+    return losses
+
+
+_FIT_REFUSED = "write the loop yourself: the check refuses fit, which runs this loop for you"
+
+
+@exercise(
+    "ch08.training_loop",
+    title="The training loop: zero_grad, forward, backward, step",
+    points=2,
+    needs=("train_losses",),
+)
+def check_training_loop(ns: dict) -> None:
+    train_losses = ns["train_losses"]
+    rng = np.random.default_rng(8)
+    X = rng.standard_normal((24, 2))
+    y = rng.integers(0, 3, 24)
+    cases = [
+        ("SGD(lr=0.5, momentum=0.9), 4 steps", lambda ps: SGD(ps, lr=0.5, momentum=0.9), 4),
+        ("Adam(lr=0.05), 5 steps", lambda ps: Adam(ps, lr=0.05), 5),
+        ("0 steps", lambda ps: SGD(ps, lr=0.1), 0),
+        (_STALE, lambda ps: SGD(ps, lr=0.5), 3),
+    ]
+    for case, make_optimizer, steps in cases:
+        model, twin = _classifier(1, _Watched), _classifier(1)
+        if case == _STALE:  # a backward run before the loop: a model's .grad need not be zero at the start
+            for net in (model, twin):
+                cross_entropy(net(Variable(X, requires_grad=False)), y).backward()
+        optimizer = make_optimizer(list(model.parameters()))
+        with (
+            running(f"{case}: train_losses"),
+            kit_code_refused(f"{case}: train_losses", _FIT_REFUSED, (train_module, "fit")),
+        ):
+            got = train_losses(model, optimizer, X, y, steps)
+        expected = _reference_losses(twin, make_optimizer(list(twin.parameters())), X, y, steps)
+        if not isinstance(got, list) or not all(isinstance(v, float) for v in got):
+            raise CheckFailed(
+                f"{case}: the result",
+                "a list of Python floats",
+                type(got).__name__ if not isinstance(got, list) else [type(v).__name__ for v in got],
+                "append loss.item() (a float), not the loss Variable",
+            )
+        hint = _STALE_HINT if case == _STALE else _losses_hint(got, expected)
+        expect_close(f"{case}: the losses, one per step", np.array(got), np.array(expected), hint)
+        for (name, param), reference in zip(model.named_parameters(), twin.parameters()):
+            expect_close(
+                f"{case}: parameter {name} after training",
+                param.data,
+                reference.data,
+                _STALE_HINT
+                if case == _STALE
+                else f"all {steps} losses match, but the parameters after the loop differ: does every "
+                "step, the last one too, end with the update optimizer.step() makes from that step's "
+                "gradient?",
+            )
+            expect_close(
+                f"{case}: parameter {name} after training, to float64's last digits",
+                param.data,
+                reference.data,
+                "right to about 7 digits only: the data (or the loss) went through float32 on the way; "
+                "give the model X as it is (Variable(X, requires_grad=False))",
+                rtol=1e-12,
+                atol=1e-15,
+            )
+        if any(model.__dict__.get("inputs_require_grad", ())):
+            raise CheckFailed(
+                f"{case}: the input train_losses gives the model",
+                "a Variable that needs no grad",
+                "a Variable that requires grad",
+                _INPUT_HINT,
+            )
+
+
+_STALE = "SGD(lr=0.5), 3 steps, the model's .grad left over from a backward run before train_losses"
+_STALE_HINT = (
+    "the cases that start from zero gradients pass; here .grad held an earlier backward's gradients when "
+    "train_losses started: does the update of step 1 use step 1's gradient alone?"
+)
+
+
+def _losses_hint(got: list, expected: list) -> str:
+    """What the first loss that differs says about the loop ('' when the losses match)."""
+    if len(got) != len(expected):
+        return f"one loss per step: {len(expected)} steps, {len(got)} losses"
+    differ = [k for k, (a, b) in enumerate(zip(got, expected)) if not np.isclose(a, b, rtol=1e-6, atol=1e-8)]
+    if not differ:
+        return ""
+    if differ[0] == 0:
+        return (
+            "the loss of step 1 differs, and it comes before any update: is it nn.cross_entropy of the "
+            "model's output for X and y, taken before that step's update?"
+        )
+    k = differ[0]
+    return (
+        f"the losses match up to step {k} and differ from step {k + 1}: the update of step {k} (or of an "
+        "earlier step) is not the one optimizer.step() makes, once, from that step's own gradient"
+    )
