@@ -142,3 +142,24 @@ def test_two_submissions_of_one_chapter_by_one_student_are_named(tmp_path):
     look_at = [(row["submission"], row["look at"]) for row in _rows(tmp_path / "summary.csv")]
     twice = "one of 2 submissions of ch03 by this student"
     assert look_at == [("amy.final.ipynb", twice), ("amy.ipynb", twice), ("amy.ipynb", ""), ("bob.ipynb", "")]
+
+
+def test_a_run_for_one_chapter_leaves_another_chapters_graded_report_alone(tmp_path, capsys):
+    """grade submissions/*/*.ipynb --chapter ch03 over a folder of every chapter's files turned the
+    graded ch05 reports into wrong_chapter ones, with exit status 0."""
+    ch05 = _unreadable(tmp_path / "sub" / "alice" / "05_gradients_of_operations.ipynb")
+    ch03 = _unreadable(tmp_path / "sub" / "alice" / CH03)
+    assert main(["grade", str(ch05), "--report", str(tmp_path / "grades"), "--no-progress"]) == 0
+    saved = tmp_path / "grades" / "alice" / f"{ch05.stem}.json"
+    report = json.loads(saved.read_text())
+    report.update(status="graded", chapter="ch05", score=5)  # as a kernel run would have left it
+    saved.write_text(json.dumps(report))
+    args = ["grade", str(ch03), str(ch05), "--chapter", "ch03", "--report", str(tmp_path / "grades")]
+    assert main([*args, "--no-progress", "--force"]) == 0
+    assert json.loads(saved.read_text())["status"] == "graded"
+    assert "left 1 file(s) graded as ch05 as they were: not the notebook of ch03" in capsys.readouterr().out
+    rows = {row["chapter"]: row for row in _rows(tmp_path / "grades" / "summary.csv")}
+    assert rows["ch05"]["status"] == "graded" and rows["ch03"]["status"] == "unreadable"
+    ch05.write_text("changed since")  # another file now: graded again
+    assert main([*args, "--no-progress"]) == 0
+    assert json.loads(saved.read_text())["status"] == "unreadable"

@@ -85,7 +85,15 @@ def _grade(args: argparse.Namespace) -> int:
         )
         return 143 if isinstance(stop, Stopped) else 130
     graded = [r for r in results if not r.get("resumed")]
+    other = [r for r in results if r.get("other_chapter")]
     print(f"graded {len(graded)} submission(s), {len(results) - len(graded)} unchanged since the last run;")
+    if other:  # a folder of every chapter's files, graded for one chapter
+        chapters = ", ".join(sorted({r["chapter"] for r in other}))
+        print(
+            f"left {len(other)} file(s) graded as {chapters} as they were: not the notebook of "
+            f"{args.chapter} (to grade one chapter of such a folder, pick its files: "
+            f"submissions/*/{args.chapter[2:]}_*.ipynb)"
+        )
     rows = summary_rows(Path(args.report) / SUMMARY)
     print(
         f"summary.csv lists {rows} submission(s), every report in {args.report}, "

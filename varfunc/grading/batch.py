@@ -64,15 +64,29 @@ def report_bases(
 
 def up_to_date(path: Path, base: Path, options: GradeOptions) -> dict | None:
     """The existing report of a submission if neither the file nor the grader settings changed."""
+    report = _report_of_this_file(path, base)
+    return report if report is not None and report.get("grader") == options.fingerprint() else None
+
+
+def graded_as_its_own_chapter(path: Path, base: Path, options: GradeOptions) -> dict | None:
+    """The existing report of this very file, graded as the notebook of another chapter than
+    --chapter: a run for ch03 over a folder of every chapter's files must not turn its graded ch05
+    reports into wrong_chapter ones (it would, even with --force)."""
+    if options.chapter is None:
+        return None
+    report = _report_of_this_file(path, base)
+    if report is None or report.get("status") != "graded" or report.get("chapter") == options.chapter:
+        return None
+    return report
+
+
+def _report_of_this_file(path: Path, base: Path) -> dict | None:
+    """The JSON report at base if it was written for the file as it is now (its SHA-256)."""
     try:
         report = json.loads(report_file(base, ".json").read_text(encoding="utf-8"))
-        if report.get("sha256") == digest(Path(path).read_bytes()) and report.get("grader") == (
-            options.fingerprint()
-        ):
-            return report
-    except (OSError, ValueError):
-        pass
-    return None
+        return report if report.get("sha256") == digest(Path(path).read_bytes()) else None
+    except (OSError, ValueError, AttributeError):  # AttributeError: JSON that is not an object
+        return None
 
 
 def grade_and_write(
@@ -193,7 +207,10 @@ def grade_class(
     reports, todo = [], []
     for path, (base, student) in bases.items():
         done = up_to_date(path, base, options) if resume else None
-        if done is not None:
+        other = graded_as_its_own_chapter(path, base, options) if done is None else None
+        if other is not None:
+            reports.append({**other, "resumed": True, "other_chapter": True})
+        elif done is not None:
             reports.append({**done, "resumed": True})
         else:
             todo.append((path, (base, student)))
