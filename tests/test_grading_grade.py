@@ -230,6 +230,8 @@ def test_a_wrong_submission_loses_only_that_exercise(graded, student, failing, s
     assert reason in exercises[failing]["reason"] + exercises[failing].get("case", "")
     if student == "memory_hog":
         assert exercises[failing]["reason"].endswith("(the grader's limit: 4 GiB, --memory)")
+        # the cell ran and stopped before defining Div: not "run the exercise cell above first"
+        assert exercises[failing]["case"] == "Div not defined" and "hint" not in exercises[failing]
     assert exercises[failing]["points"] == 0
     others = [e for e in exercises.values() if e["id"] != failing]
     assert others and all(e["status"] == "passed" and e["points"] == e["max_points"] for e in others)

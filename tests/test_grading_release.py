@@ -138,7 +138,11 @@ def test_release_releases_notebooks_in_subfolders_too(tmp_path):
 def test_grade_command_refuses_a_folder_or_a_missing_path(tmp_path, capsys):
     report = str(tmp_path / "report")
     assert main(["grade", str(tmp_path), "--report", report, "--no-progress"]) == 2
-    assert "is a folder; pass the notebooks in it" in capsys.readouterr().err
+    assert f"is a folder; pass the notebooks in it, e.g. {tmp_path}/*.ipynb" in capsys.readouterr().err
+    (tmp_path / "alice").mkdir()
+    (tmp_path / "alice" / "03_x.ipynb").write_text("{}")  # a folder per student, as Moodle's download
+    assert main(["grade", str(tmp_path), "--report", report, "--no-progress"]) == 2
+    assert f"pass the notebooks in it, e.g. {tmp_path}/*/*.ipynb" in capsys.readouterr().err
     assert main(["grade", str(tmp_path / "none*.ipynb"), "--report", report, "--no-progress"]) == 2
     assert "no submission at" in capsys.readouterr().err
     assert not (tmp_path / "report").exists()

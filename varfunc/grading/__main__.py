@@ -49,7 +49,9 @@ def _grade(args: argparse.Namespace) -> int:
 
     for path in map(Path, args.submissions):
         if path.is_dir():
-            raise ValueError(f"{path} is a folder; pass the notebooks in it, e.g. {path}/*.ipynb")
+            per_student = not any(path.glob("*.ipynb")) and any(path.glob("*/*.ipynb"))  # a folder each
+            pattern = f"{path}/*/*.ipynb" if per_student else f"{path}/*.ipynb"
+            raise ValueError(f"{path} is a folder; pass the notebooks in it, e.g. {pattern}")
         if not path.exists():
             raise FileNotFoundError(f"no submission at {path} (a pattern that matched nothing?)")
     check_kernel(args.kernel)  # else every submission would get a grader error

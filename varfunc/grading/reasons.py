@@ -63,6 +63,8 @@ def checked(ex: Exercise, plan: Plan, runs: list[CellRun], options: GradeOptions
     if verdict["passed"]:
         return entry(ex, "passed", "all checks passed")
     details = {k: verdict.get(k) for k in ("case", "expected", "got", "hint")}
+    if solution.status in FAILED and " not defined" in str(details["case"]):
+        details["hint"] = None  # "run the exercise cell above first": it ran, and stopped before that
     if verdict["case"] == NOT_SOLVED and (solution.status == "ok" or _is_the_stub(solution)):
         return entry(ex, "not_solved", "not solved yet: the exercise still raises NotImplementedError")
     if solution.status == "timeout":

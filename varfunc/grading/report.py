@@ -9,6 +9,7 @@ import json
 import re
 from pathlib import Path
 
+from .names import shortened
 from .notebook import cell_name
 
 STATUS_TEXT = {
@@ -157,7 +158,7 @@ def write_summary(reports: list[dict], path: Path) -> None:
     UTF-8 with a byte order mark, so that spreadsheet programs read accented names right.
     """
     exercise_ids = exercise_columns(reports)
-    twice = _submissions_per_student(reports)
+    by_student = _submissions_per_student(reports)
     path.parent.mkdir(parents=True, exist_ok=True)
     with open(path, "w", newline="", encoding="utf-8-sig") as f:
         writer = csv.writer(f)
@@ -181,11 +182,11 @@ def write_summary(reports: list[dict], path: Path) -> None:
             points = {ex["id"]: ex["points"] for ex in r["exercises"]}
             row = [r.get("student", ""), r["submission"], r.get("chapter") or "", r["status"], r["score"]]
             look_at = _look_at(r)
-            count = twice.get((r.get("student"), r.get("chapter")), 1)
-            if count > 1:
-                look_at.append(
-                    f"one of {count} submissions of {r.get('chapter') or 'this file'} by this student"
-                )
+            same = by_student.get((r.get("student"), r.get("chapter")), [])
+            if len(same) > 1:
+                others = shortened([s for s in same if s != r["submission"]])
+                what = r.get("chapter") or "this file"
+                look_at.append(f"one of {len(same)} submissions of {what} by this student (also {others})")
             writer.writerow(
                 [
                     *[_as_text(value) for value in row],
@@ -215,13 +216,12 @@ def _natural(text: str) -> tuple:
 
 
 def _submissions_per_student(reports: list[dict]) -> dict:
-    """{(student, chapter): how many reports} for the students named by their files' paths."""
-    counts: dict = {}
+    """{(student, chapter): the submissions' paths, in order} for the students their paths name."""
+    submissions: dict = {}
     for r in reports:
         if r.get("student"):
-            key = (r["student"], r.get("chapter"))
-            counts[key] = counts.get(key, 0) + 1
-    return counts
+            submissions.setdefault((r["student"], r.get("chapter")), []).append(r["submission"])
+    return {key: sorted(paths, key=_natural) for key, paths in submissions.items()}
 
 
 def exercise_columns(reports: list[dict]) -> list[str]:
