@@ -153,3 +153,20 @@ def test_canvas_assignment_folders_graded_one_after_another_share_a_report_folde
         f"hw3/{hw3.name[: -len('.ipynb')]}": "smithalice",
         f"hw4/{hw4.name[: -len('.ipynb')]}": "smithalice",
     }
+
+
+def test_a_student_folder_beside_canvas_files_is_named_as_in_a_run_of_the_whole_class(tmp_path):
+    """Canvas files right in submissions/ first made the root the folder above, so a student's folder
+    graded afterwards, submissions/bob/03_x.ipynb, was named 'submissions/bob'."""
+    canvas = tmp_path / "submissions" / f"smithalice_123456_7891011_{CH03}"
+    canvas.parent.mkdir(parents=True)
+    canvas.write_text("not json")
+    (bob,) = _submissions(tmp_path / "submissions", "bob")
+    late = tmp_path / "submissions" / "carol.ipynb"  # a file named after its student, beside Canvas's
+    late.write_text("not json")
+    one_by_one, at_once = tmp_path / "one_by_one", tmp_path / "at_once"
+    for paths in ([canvas], [bob], [late]):
+        _grade(paths, one_by_one)
+    assert set(_graded(one_by_one).values()) == {"smithalice", "bob", "carol"}
+    _grade([canvas, bob, late], at_once)
+    assert set(_graded(at_once).values()) == {"smithalice", "bob", "carol"}

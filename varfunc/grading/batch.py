@@ -26,7 +26,7 @@ from .grade import digest, failed_report, grade_submission
 from .names import report_name, student_of
 from .options import GradeOptions
 from .report import report_file, saved_reports, write_reports, write_summary
-from .roots import run_root, settle_root
+from .roots import run_layout, settle_root
 from .stopping import obey_the_parent, stop_on_sigterm, stop_processes
 
 SUMMARY = "summary.csv"
@@ -41,11 +41,12 @@ def distinct(paths: list[Path]) -> list[Path]:
 
 
 def report_bases(
-    paths: list[Path], report_dir: Path, root: Path | None = None
+    paths: list[Path], report_dir: Path, root: Path | None = None, assignments: bool = False
 ) -> dict[Path, tuple[Path, str]]:
     """{submission: (report path without suffix, student)}, the folders below the root kept.
 
-    root: the submissions' root (``roots.py``; default: this run's files' own). The student comes
+    root: the submissions' root (``roots.py``; default: this run's files' own), assignments: whether
+    the first folders below it are assignments' (``canvas/hw3/``), not students'. The student comes
     from the folders below the root and the file's name (``names.py`` has the rules):
     ``section1/alice`` for ``section1/alice/03_x.ipynb``, ``Alice Smith`` for Moodle's
     ``Alice Smith_123456_assignsubmission_file_/03_x.ipynb``, ``smithalice`` for Canvas's
@@ -53,12 +54,13 @@ def report_bases(
     graded alone (reported as ``alice/03_x``, as in a class run). The report path is the file's
     without its final ``.ipynb`` (``hw3.final.ipynb`` -> ``hw3.final``; ``report_file`` adds ``.json``).
     """
-    root = run_root(paths) if root is None else root
+    if root is None:
+        root, assignments = run_layout(paths)
     bases = {}
     for path in paths:
         relative = Path(path).resolve().relative_to(root)
         base = report_dir / relative.parent / report_name(relative.name)
-        bases[Path(path)] = (base, student_of(relative))
+        bases[Path(path)] = (base, student_of(relative, assignments))
     return bases
 
 
@@ -203,7 +205,7 @@ def grade_class(
     options = options or GradeOptions()
     report_dir = Path(report_dir)
     paths = distinct(paths)
-    bases = report_bases(paths, report_dir, settle_root(paths, report_dir))
+    bases = report_bases(paths, report_dir, *settle_root(paths, report_dir))
     reports, todo = [], []
     for path, (base, student) in bases.items():
         done = up_to_date(path, base, options) if resume else None

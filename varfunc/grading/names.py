@@ -69,12 +69,13 @@ def in_assignment_folder(relative: Path) -> bool:
     return len(relative.parts) == 1 and bool(CANVAS_FILE.match(relative.name))
 
 
-def student_of(relative: Path) -> str:
-    """The student of a submission at relative below the root (the rules are in this module's docstring)."""
+def student_of(relative: Path, assignments: bool = False) -> str:
+    """The student of a submission at relative below the root (the rules are in this module's
+    docstring); assignments: the first folder below the root is an assignment's (canvas/hw3/)."""
     canvas = CANVAS_FILE.match(relative.name)
     if canvas:
         return canvas["student"]
-    folders = relative.parts[:-1]
+    folders = relative.parts[1 if assignments else 0 : -1]
     if folders:
         return "/".join(folder_student(folder) for folder in folders)
     return report_name(relative.name)
