@@ -16,7 +16,7 @@ pytest.importorskip("nbformat")
 from varfunc.grading import batch  # noqa: E402
 from varfunc.grading.__main__ import main  # noqa: E402
 from varfunc.grading.grade import failed_report  # noqa: E402
-from varfunc.grading.report import write_reports  # noqa: E402
+from varfunc.grading.report import write_reports, write_summary  # noqa: E402
 
 CH03 = "03_functions_and_the_forward_graph.ipynb"
 CLASS = [
@@ -105,4 +105,34 @@ def test_a_submission_that_writes_into_the_kit_is_reported_and_exits_1(tmp_path,
     assert main(["grade", str(alice), "--report", str(tmp_path / "grades"), "--no-progress"]) == 1
     warning = capsys.readouterr().err
     assert "the kit's files changed while this run graded: grading/ch03.py" in warning
-    assert "grade again with --force" in warning
+    assert "run the command again: it grades those files again" in warning
+
+
+def test_the_submission_graded_while_the_kit_changed_says_so_and_is_graded_again(tmp_path, monkeypatch):
+    """The run's warning went to stderr only: its report said graded, and the next run skipped it."""
+    from varfunc.grading import options
+
+    kit = tmp_path / "kit"
+    (kit / "grading").mkdir(parents=True)
+    (kit / "grading" / "ch03.py").write_text("CHECKS = 1\n")
+    monkeypatch.setattr(options, "KIT_SOURCES", kit)
+
+    def graded_by_a_writer(path, options):
+        with open(kit / "grading" / "ch03.py", "a") as f:
+            f.write("# was here\n")
+        return failed_report(path, options, "unreadable", "not a notebook")
+
+    monkeypatch.setattr(batch, "grade_submission", graded_by_a_writer)
+    alice = tmp_path / "submissions" / "alice" / CH03
+    alice.parent.mkdir(parents=True)
+    alice.write_text("not json")
+    base = tmp_path / "grades" / "alice" / alice.stem
+    report = batch.grade_and_write(alice, base, "alice", options.GradeOptions())
+    assert report["kit_changed"] == ["grading/ch03.py"]
+    assert any(
+        "the kit's files changed while this file was graded (grading/ch03.py)" in p
+        for p in report["problems"]
+    )
+    assert batch.up_to_date(alice, base, options.GradeOptions()) is None, "graded again by the next run"
+    write_summary([report], tmp_path / "summary.csv")
+    assert "the kit's files changed while it was graded" in (tmp_path / "summary.csv").read_text("utf-8-sig")

@@ -108,7 +108,7 @@ def _grade(args: argparse.Namespace) -> int:
         print(
             f"warning: the kit's files changed while this run graded: {shown} (in {kit.KIT_SOURCES}); "
             "a submission wrote to them, so grades from this run may be wrong: restore the files "
-            "(git checkout, or reinstall the kit) and grade again with --force",
+            "(git checkout, or reinstall the kit) and run the command again: it grades those files again",
             file=sys.stderr,
         )
     return 1 if changed or any(r["status"] == "grader_error" for r in results) else 0

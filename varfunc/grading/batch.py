@@ -23,8 +23,8 @@ from multiprocessing.process import BaseProcess
 from pathlib import Path
 
 from .grade import digest, failed_report, grade_submission
-from .names import report_name, student_of
-from .options import GradeOptions
+from .names import report_name, shortened, student_of
+from .options import GradeOptions, changed_files, kit_digests
 from .report import report_file, saved_reports, write_reports, write_summary
 from .roots import run_layout, settle_root
 from .stopping import obey_the_parent, stop_on_sigterm, stop_processes
@@ -67,7 +67,9 @@ def report_bases(
 def up_to_date(path: Path, base: Path, options: GradeOptions) -> dict | None:
     """The existing report of a submission if neither the file nor the grader settings changed."""
     report = _report_of_this_file(path, base)
-    return report if report is not None and report.get("grader") == options.fingerprint() else None
+    if report is None or report.get("kit_changed"):  # graded while the kit's files changed: again
+        return None
+    return report if report.get("grader") == options.fingerprint() else None
 
 
 def graded_as_its_own_chapter(path: Path, base: Path, options: GradeOptions) -> dict | None:
@@ -107,11 +109,20 @@ def grade_and_write(
     if scratch is not None:  # a grading process of grade_class
         obey_the_parent(scratch)  # Ctrl-C is the parent's; SIGTERM ends the kernel too
         tempfile.tempdir = scratch  # this process grades one submission only
+    kit_before = kit_digests()
     try:
         report = grade_submission(path, options)
     except Exception as error:  # noqa: BLE001 - one submission never stops the class
         problem = f"the grader failed on this file: {type(error).__name__}: {error}"
         report = failed_report(path, options, "grader_error", problem)
+    changed = changed_files(kit_before, kit_digests())
+    if changed:  # the kit is installed editable, and the kernel runs the student's code as you
+        report["kit_changed"] = changed
+        report["problems"].append(
+            f"the kit's files changed while this file was graded ({shortened(changed)}): its code, or "
+            "that of a file graded at the same time, wrote to them; restore them (git checkout, or "
+            "reinstall the kit), and the next run grades this file again"
+        )
     report["student"] = student
     if fingerprint is not None:
         report["grader"] = fingerprint

@@ -241,7 +241,7 @@ def _look_at(report: dict) -> list[str]:
     """What the points do not tell: a 0 that is not a wrong or unsolved answer (a timeout, a crash,
     replaced library code, ...), and a pass whose exercise cell timed out, crashed or raised after."""
     trouble = {e["grade_id"]: e["status"] for e in report.get("cell_errors", []) if e.get("grade_id")}
-    notes = []
+    notes = ["the kit's files changed while it was graded (notes)"] if report.get("kit_changed") else []
     for ex in report["exercises"]:
         cell = trouble.get(ex["id"].replace(".", "_"))
         if ex["status"] not in PLAIN:
