@@ -1,5 +1,7 @@
 """Plausible wrong answers to chapter 05's exercises, each must fail its check (right ones: ch05_right.py)."""
 
+from .ch05_more import GOOD_SUM
+
 SIGMOID_MISSING_ONE_MINUS_Y = """
 class MySigmoid(Function):
     def forward(self, a):
@@ -122,14 +124,6 @@ def my_sum_to_shape(grad, shape):
 """
     + BROADCAST_MUL
 )
-
-GOOD_SUM = """
-def my_sum_to_shape(grad, shape):
-    extra = grad.ndim - len(shape)
-    grad = grad.sum(axis=tuple(range(extra)))
-    stretched = tuple(i for i, n in enumerate(shape) if n == 1 and grad.shape[i] != 1)
-    return grad.sum(axis=stretched, keepdims=True)
-"""
 
 BROADCAST_SWAPPED = (
     GOOD_SUM

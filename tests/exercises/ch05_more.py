@@ -39,7 +39,7 @@ def _matmul(forward: str = "a @ b", on_the_class: bool = False) -> str:
     return _MATMUL.replace("SAVE", save).replace("LOAD", load).replace("FORWARD", forward)
 
 
-_GOOD_SUM = """
+GOOD_SUM = """  # a right my_sum_to_shape, for the BroadcastMul answers here and in ch05.py
 def my_sum_to_shape(grad, shape):
     extra = grad.ndim - len(shape)
     grad = grad.sum(axis=tuple(range(extra)))
@@ -48,7 +48,7 @@ def my_sum_to_shape(grad, shape):
 """
 
 BROADCAST_ON_THE_CLASS = (
-    _GOOD_SUM
+    GOOD_SUM
     + """
 class BroadcastMul(Function):
     saved = {}
