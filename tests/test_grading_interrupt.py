@@ -105,6 +105,28 @@ def _kill(pids: list[int]) -> None:
             pass
 
 
+def _start(command: list[str], **popen: object) -> subprocess.Popen:
+    """Popen, the command getting SIGINT's default action even where pytest ignores SIGINT: a
+    non-interactive shell starts a job run with & (make test &, a CI script) with SIGINT ignored,
+    a command inherits that, and Python keeps it, so grade would never see the test's Ctrl-C."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)  # exec resets it to SIG_DFL
+    try:
+        return subprocess.Popen(command, **popen)
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def test_a_command_started_gets_ctrl_c_even_where_pytest_ignores_it():
+    shows = "import signal; print(signal.getsignal(signal.SIGINT) is signal.default_int_handler)"
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)  # as in a job started with &
+    try:
+        child = _start([sys.executable, "-c", shows], stdout=subprocess.PIPE)
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    assert child.communicate(timeout=WAIT)[0].split() == [b"True"]
+    assert signal.getsignal(signal.SIGINT) is previous
+
+
 @pytest.fixture
 def scratch_root(tmp_path, monkeypatch):
     """The temporary folder that grading makes its scratch folders in (varfunc-grade-*)."""
@@ -164,7 +186,7 @@ def test_a_stopped_grade_command_leaves_nothing_running(tmp_path, signal_number,
     command = [sys.executable, "-m", "varfunc.grading", "grade", str(endless), str(unreadable)]
     command += ["--report", str(grades), "--jobs", "2", "--timeout", "60", "--no-progress"]
     env = {**os.environ, "TMPDIR": str(scratch_root)}
-    grading = subprocess.Popen(
+    grading = _start(
         command, cwd=REPO, env=env, start_new_session=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE
     )
     try:
@@ -186,3 +208,21 @@ def test_a_stopped_grade_command_leaves_nothing_running(tmp_path, signal_number,
     assert list(scratch_root.glob("varfunc-grade-*")) == []
     summary = (grades / "summary.csv").read_text(encoding="utf-8-sig").splitlines()
     assert len(summary) == 2 and summary[1].startswith("bob,")
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="no fork server on Windows")
+def test_the_graders_fork_server_ignores_ctrl_c_before_its_slow_imports():
+    """A Ctrl-C in grade's first seconds, while the fork server imported nbclient (it ignores SIGINT
+    only once its imports are done), printed the server's traceback after grade's own 'stopped' line."""
+    from multiprocessing import forkserver
+
+    from varfunc.grading import batch
+
+    batch._context()
+    assert forkserver._forkserver._preload_modules[0] == "varfunc.grading._forkserver"
+    shows = (
+        "import signal, varfunc.grading._forkserver; print(signal.getsignal(signal.SIGINT) is signal.SIG_IGN)"
+    )
+    assert subprocess.run([sys.executable, "-c", shows], capture_output=True, check=True).stdout.split() == [
+        b"True"
+    ]

@@ -163,7 +163,11 @@ def _context() -> multiprocessing.context.BaseContext:
     if "forkserver" not in multiprocessing.get_all_start_methods():  # Windows
         return multiprocessing.get_context("spawn")
     context = multiprocessing.get_context("forkserver")
-    context.set_forkserver_preload(["varfunc.grading.grade", "nbclient", "nbformat"])
+    # _forkserver first: the server ignores Ctrl-C while it imports the rest (seconds), which the
+    # parent handles; without it a Ctrl-C then printed the server's traceback after grade's own line
+    context.set_forkserver_preload(
+        ["varfunc.grading._forkserver", "varfunc.grading.grade", "nbclient", "nbformat"]
+    )
     return context
 
 
@@ -183,7 +187,11 @@ def _graded(todo: list, options: GradeOptions, jobs: int) -> Iterator[dict]:
                 process = context.Process(
                     target=grade_and_write, args=(path, base, student, options, fingerprint, scratch)
                 )
-                process.start()
+                try:
+                    process.start()  # the first one waits seconds, for the fork server's imports
+                except BaseException:  # Ctrl-C then: the process is not in running, its folder is ours
+                    shutil.rmtree(scratch, ignore_errors=True)
+                    raise
                 running[process.sentinel] = (process, path, base, student, scratch)
             for sentinel in wait(list(running)):
                 process, path, base, student, scratch = running.pop(sentinel)
