@@ -1,6 +1,6 @@
 """Plausible wrong answers to chapter 05's exercises, each must fail its check (right ones: ch05_right.py)."""
 
-from .ch05_more import GOOD_SUM
+from .ch05_more import BROADCAST_MUL, GOOD_SUM
 
 SIGMOID_MISSING_ONE_MINUS_Y = """
 class MySigmoid(Function):
@@ -74,17 +74,6 @@ class MySigmoid(Function):
         return y * (1 - y)
 """
 
-BROADCAST_MUL = """
-class BroadcastMul(Function):
-    def forward(self, a, b):
-        self.save_for_backward(a, b)
-        return a * b
-
-    def backward(self, grad_output):
-        a, b = self.saved_tensors
-        return my_sum_to_shape(grad_output * b, a.shape), my_sum_to_shape(grad_output * a, b.shape)
-"""
-
 SUM_LEADING_ONLY = (
     """
 def my_sum_to_shape(grad, shape):
@@ -125,32 +114,12 @@ def my_sum_to_shape(grad, shape):
     + BROADCAST_MUL
 )
 
-BROADCAST_SWAPPED = (
-    GOOD_SUM
-    + """
-class BroadcastMul(Function):
-    def forward(self, a, b):
-        self.save_for_backward(a, b)
-        return a * b
-
-    def backward(self, grad_output):
-        a, b = self.saved_tensors
-        return my_sum_to_shape(grad_output * a, a.shape), my_sum_to_shape(grad_output * b, b.shape)
-"""
+_RIGHT_RETURN = "my_sum_to_shape(grad_output * b, a.shape), my_sum_to_shape(grad_output * a, b.shape)"
+BROADCAST_SWAPPED = GOOD_SUM + BROADCAST_MUL.replace(
+    _RIGHT_RETURN, "my_sum_to_shape(grad_output * a, a.shape), my_sum_to_shape(grad_output * b, b.shape)"
 )
-
-BROADCAST_NO_SUM_IN_BACKWARD = (
-    GOOD_SUM
-    + """
-class BroadcastMul(Function):
-    def forward(self, a, b):
-        self.save_for_backward(a, b)
-        return a * b
-
-    def backward(self, grad_output):
-        a, b = self.saved_tensors
-        return grad_output * b, grad_output * a
-"""
+BROADCAST_NO_SUM_IN_BACKWARD = GOOD_SUM + BROADCAST_MUL.replace(
+    _RIGHT_RETURN, "grad_output * b, grad_output * a"
 )
 
 SUM_WRAPS_THE_KITS = (

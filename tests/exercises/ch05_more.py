@@ -39,7 +39,8 @@ def _matmul(forward: str = "a @ b", on_the_class: bool = False) -> str:
     return _MATMUL.replace("SAVE", save).replace("LOAD", load).replace("FORWARD", forward)
 
 
-GOOD_SUM = """  # a right my_sum_to_shape, for the BroadcastMul answers here and in ch05.py
+# a right my_sum_to_shape, for the BroadcastMul answers here and in ch05.py
+GOOD_SUM = """
 def my_sum_to_shape(grad, shape):
     extra = grad.ndim - len(shape)
     grad = grad.sum(axis=tuple(range(extra)))
@@ -47,33 +48,7 @@ def my_sum_to_shape(grad, shape):
     return grad.sum(axis=stretched, keepdims=True)
 """
 
-BROADCAST_ON_THE_CLASS = (
-    GOOD_SUM
-    + """
-class BroadcastMul(Function):
-    saved = {}
-
-    def forward(self, a, b):
-        self.saved["a"], self.saved["b"] = a.copy(), b.copy()
-        return a * b
-
-    def backward(self, grad_output):
-        a, b = self.saved["a"], self.saved["b"]
-        return my_sum_to_shape(grad_output * b, a.shape), my_sum_to_shape(grad_output * a, b.shape)
-"""
-)
-
-# right on every case but one: for a shape of 1s only it sums everything into a 0-d array, which
-# drops the kept dims (shape (1, 1, 1) needs three)
-SUM_ALL_ONES_TO_0D = """
-def my_sum_to_shape(grad, shape):
-    if all(n == 1 for n in shape):
-        return grad.sum()
-    extra = grad.ndim - len(shape)
-    grad = grad.sum(axis=tuple(range(extra)))
-    stretched = tuple(i for i, n in enumerate(shape) if n == 1 and grad.shape[i] != 1)
-    return grad.sum(axis=stretched, keepdims=True)
-
+BROADCAST_MUL = """
 class BroadcastMul(Function):
     def forward(self, a, b):
         self.save_for_backward(a, b)
@@ -83,6 +58,21 @@ class BroadcastMul(Function):
         a, b = self.saved_tensors
         return my_sum_to_shape(grad_output * b, a.shape), my_sum_to_shape(grad_output * a, b.shape)
 """
+
+BROADCAST_ON_THE_CLASS = GOOD_SUM + BROADCAST_MUL.replace(
+    "    def forward", "    saved = {}\n\n    def forward"
+).replace("self.save_for_backward(a, b)", 'self.saved["a"], self.saved["b"] = a.copy(), b.copy()').replace(
+    "a, b = self.saved_tensors", 'a, b = self.saved["a"], self.saved["b"]'
+)
+
+# right on every case but one: for a shape of 1s only it sums everything into a 0-d array, which
+# drops the kept dims (shape (1, 1, 1) needs three)
+SUM_ALL_ONES_TO_0D = (
+    GOOD_SUM.replace(
+        "    extra = ", "    if all(n == 1 for n in shape):\n        return grad.sum()\n    extra = "
+    )
+    + BROADCAST_MUL
+)
 
 MORE_WRONG_ANSWERS = {
     "ch05.sigmoid": [

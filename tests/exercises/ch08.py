@@ -179,28 +179,25 @@ class MomentumSGD:
         ),
         (
             "zero_grad forgets to zero (gradients pile up)",
-            """
-class MomentumSGD:
-    def __init__(self, params, lr, momentum=0.9):
-        self.params = list(params)
-        self.lr = lr
-        self.momentum = momentum
-        self.buffers = [None] * len(self.params)
-
-    def zero_grad(self):
-        pass
-
-    def step(self):
-        for i, p in enumerate(self.params):
-            if self.buffers[i] is None:
-                self.buffers[i] = p.grad.copy()
-            else:
-                self.buffers[i] = self.momentum * self.buffers[i] + p.grad
-            p.data -= self.lr * self.buffers[i]
-""",
+            MOMENTUM_RIGHT.replace("for p in self.params:\n            p.grad[...] = 0", "pass"),
+        ),
+        (
+            "skips a parameter whose gradient is all zero (momentum stops moving it)",
+            MOMENTUM_RIGHT.replace(
+                "g = p.grad\n", "g = p.grad\n            if not np.any(g):\n                continue\n"
+            ),
         ),
     ],
     "ch08.training_loop": [
+        (
+            "X wrapped as Variable(X), which requires grad",
+            _loop(
+                "optimizer.zero_grad()",
+                "loss = nn.cross_entropy(model(x), y)",
+                "loss.backward()",
+                "optimizer.step()",
+            ).replace("Variable(X, requires_grad=False)", "Variable(X)"),
+        ),
         (
             "the kit's fit() instead of a loop of its own",
             """
@@ -283,11 +280,6 @@ def train_losses(model, optimizer, X, y, steps):
         ),
     ],
 }
-
-from .ch08_more import MORE_WRONG_ANSWERS  # noqa: E402 (more wrong answers, in a file of their own)
-
-for _exercise, _answers in MORE_WRONG_ANSWERS.items():
-    WRONG_ANSWERS[_exercise] += _answers
 
 RIGHT_ANSWERS = {
     "ch08.momentum_sgd": [
