@@ -121,6 +121,17 @@ def test_stored_notebooks_are_tidy(path):
     assert counts == list(range(1, len(counts) + 1)), f"execution counts {counts}: re-execute top to bottom"
     timed = [i for i, cell in enumerate(read(path).cells) if "execution" in cell.metadata]
     assert not timed, f"cells {timed} carry timing metadata: execute with record_timing=False or strip it"
+    # A print can reach the notebook as two stream outputs ("text", then "\n") when the kernel flushes
+    # between its writes; which cells split changes from run to run, so stored outputs are coalesced.
+    split = [
+        i
+        for i, cell in enumerate(read(path).cells)
+        for a, b in zip(cell.get("outputs", []), cell.get("outputs", [])[1:])
+        if a.output_type == b.output_type == "stream" and a.name == b.name
+    ]
+    assert not split, (
+        f"cells {split} hold split stream outputs: store with --coalesce-streams (notebooks/README.md)"
+    )
 
 
 # nbgrader's cell metadata schema, version 3 (nbgrader/nbgraderformat/v3.json and v3.py).
