@@ -211,7 +211,7 @@ class ReturnsTooFew(Function):
 
 def test_a_backward_returning_too_few_gradients_is_an_error():
     a, b = Variable(np.ones(2)), Variable(np.ones(2))
-    with pytest.raises(vf.VarfuncError, match="returned 1 gradient.*2 input"):
+    with pytest.raises(vf.VarfuncError, match="returned 1 gradient, but forward took 2 inputs"):
         ReturnsTooFew()(a, b).sum().backward()
 
 
@@ -221,6 +221,34 @@ class ReturnsNone(Function):
 
     def backward(self, g):
         return None
+
+
+class ForgetsToReturn(Function):
+    def forward(self, a, b):
+        return a * b
+
+    def backward(self, g):
+        self.grads = (g, g)  # computed, but never returned
+
+
+def test_a_two_input_backward_that_returns_nothing_asks_whether_return_is_missing():
+    a, b = Variable(np.ones(2)), Variable(np.ones(2))
+    with pytest.raises(
+        vf.VarfuncError, match=r"returned None \(is `return` missing\?\), but forward took 2 inputs"
+    ):
+        ForgetsToReturn()(a, b).sum().backward()
+
+
+def test_a_returned_number_is_named_with_its_article():
+    class ReturnsAnInt(Function):
+        def forward(self, a):
+            return a * 2
+
+        def backward(self, g):
+            return 1
+
+    with pytest.raises(vf.ShapeError, match="returned an int, not an array, for input 0"):
+        ReturnsAnInt()(Variable(np.ones(2))).sum().backward()
 
 
 def test_none_for_an_input_that_requires_grad_is_an_error():

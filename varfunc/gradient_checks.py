@@ -29,11 +29,7 @@ class GradientChecks:
         it, when backward did not ("hook 'h' on Mul() returned")."""
         shapes = self.input_shapes
         if len(grad_input) != len(shapes):
-            listed = " (it returned a list: return a tuple)" if type(grad_input[0]) is list else ""
-            raise VarfuncError(
-                f"{self!r}.backward returned {len(grad_input)} gradient(s){listed} but forward took "
-                f"{len(shapes)} input(s); return one gradient per input (None where none is needed)"
-            )
+            raise self._count_problem(grad_input, len(shapes))
         if devices is not None:
             return self._fixed_grad_input(grad_input, returned, devices)
         needs, dtypes = self.needs_input_grad, self.input_dtypes  # indexed: a zip of four tuples costs more
@@ -65,6 +61,18 @@ class GradientChecks:
             raise ShapeError(f"{returned} {self._grad_problem(index, grad, shape)}")
         return tuple(fixed)
 
+    def _count_problem(self, grad_input: tuple, inputs: int) -> VarfuncError:
+        """The error for a backward that returned more or fewer gradients than forward took inputs."""
+        if len(grad_input) == 1 and grad_input[0] is None:  # backward returned None, wrapped as one
+            got = "None (is `return` missing?)"
+        else:
+            listed = " (it returned a list: return a tuple)" if type(grad_input[0]) is list else ""
+            got = f"{_count(len(grad_input), 'gradient')}{listed}"
+        return VarfuncError(
+            f"{self!r}.backward returned {got}, but forward took {_count(inputs, 'input')}; return "
+            "one gradient per input, in a tuple (None for an input whose needs_input_grad is False)"
+        )
+
     @staticmethod
     def _grad_problem(index: int, grad: Any, shape: tuple) -> str:
         """What is wrong with the gradient returned for input index (of shape), and what to do."""
@@ -79,7 +87,7 @@ class GradientChecks:
                 if type(grad).__name__ == "Variable"
                 else "return an array"
             )
-            return f"a {type(grad).__name__}, not an array, {needed}; {fix}"
+            return f"{_a(type(grad).__name__)}, not an array, {needed}; {fix}"
         problem = f"a gradient of shape {grad.shape} {needed}"
         try:
             broadcast = np.broadcast_shapes(shape, grad.shape) == grad.shape
@@ -90,3 +98,13 @@ class GradientChecks:
         if len(shape) > 1 and grad.shape == shape[::-1]:
             return f"{problem}: the shapes are each other's transpose; look for a missing or an extra .T"
         return f"{problem}; return an array of the input's shape"
+
+
+def _count(n: int, noun: str) -> str:
+    """'1 input', '2 inputs'."""
+    return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
+def _a(name: str) -> str:
+    """'an int', 'a float': a type's name with its article."""
+    return f"{'an' if name[:1].lower() in 'aeiou' else 'a'} {name}"
