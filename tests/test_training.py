@@ -4,6 +4,7 @@ The thresholds are stated here with the values measured when they were chosen (s
 an untrained model fails each of them.
 """
 
+import contextlib
 import re
 
 import numpy as np
@@ -163,6 +164,49 @@ def test_fit_stops_on_max_steps_and_stop_loss():
     assert history.losses[-1] < 1e-4 and history.steps < 500 * 4
 
 
+@pytest.mark.parametrize("how", ["finished", "interrupted", "refused before the first step"])
+def test_fit_trains_in_training_mode_and_gives_back_the_modes_it_found(how):
+    """Before: fit called model.train() and left every Module in training mode, so a model put in
+    eval mode came back with its Dropout on (and fit's try before the first step, in eval mode, had
+    switched a lone sub-Module in training mode off)."""
+    X, y, _, _ = data.linear_regression(32, 2, seed=0)
+    model = nn.Sequential(nn.Linear(2, 8), nn.Dropout(0.5), nn.Linear(8, 1))
+    model.eval()
+    model[2].train()
+    before = [m.training for m in model.modules()]
+    seen = {"step": set(), "metric": set()}
+
+    def callback(step, loss):
+        seen["step"].add(tuple(m.training for m in model.modules()))
+        if how == "interrupted":
+            raise KeyboardInterrupt
+
+    def metric(output, target):
+        seen["metric"].add(tuple(m.training for m in model.modules()))
+        if how.startswith("refused"):
+            raise ValueError("a metric with a mistake")
+        return 0.0
+
+    optimizer = optim.SGD(model.parameters(), lr=0.01)
+    stops = {"interrupted": KeyboardInterrupt, "refused before the first step": ValueError}
+    with pytest.raises(stops[how]) if how in stops else contextlib.nullcontext():
+        fit(
+            model,
+            nn.mse_loss,
+            optimizer,
+            (X, y),
+            epochs=2,
+            batch_size=16,
+            val_data=(X, y),
+            metrics={"m": metric},
+            progress=False,
+            callback=callback,
+        )
+    assert seen["step"] == (set() if how.startswith("refused") else {(True,) * 4})
+    assert seen["metric"] == {(False,) * 4}
+    assert [m.training for m in model.modules()] == before == [False, False, False, True]
+
+
 def test_fit_reports_a_diverging_loss():
     X, y, _, _ = data.linear_regression(32, 1, seed=0)
     model = nn.Linear(1, 1)
@@ -290,3 +334,18 @@ def test_predict_classes_reads_one_score_per_row_as_accuracy_does():
     assert nn.accuracy(model(Variable(X)), predicted, threshold=0.0) == 1.0
     with pytest.raises(ValueError, match=r"predict_classes: one score per row .* threshold=0.5"):
         predict_classes(model, X)
+
+
+@pytest.mark.parametrize("use", ["evaluate", "predict_classes"])
+def test_evaluating_gives_each_sub_module_back_the_mode_it_had(use):
+    """Before: evaluate and predict_classes ended with model.train(was_training), which set every
+    sub-Module to the top Module's mode (a Dropout left in eval mode came back in training mode)."""
+    X, y, _, _ = data.linear_regression(8, 2, seed=0)
+    model = nn.Sequential(nn.Linear(2, 8), nn.Dropout(0.5), nn.Linear(8, 1))
+    model[1].eval()
+    before = [m.training for m in model.modules()]
+    if use == "evaluate":
+        evaluate(model, X, y, loss_fn=nn.mse_loss)
+    else:
+        predict_classes(model, X, threshold=0.0)
+    assert [m.training for m in model.modules()] == before == [True, True, False, True]

@@ -36,7 +36,8 @@ def test_a_hand_built_recording_shows_grad_only_from_the_step_it_accumulated():
     accumulated = recording.lines.index(" 10 b: .grad += [2, 2]")
     for step in range(accumulated):
         assert "[4, 4]" not in label_of(recording.frame_source(step), "v0"), recording.lines[step]
-    assert label_of(recording.frame_source(0), "v0") == "b"
+    # b held [2, 2] from the first backward; the events hold only what this pass added
+    assert label_of(recording.frame_source(0), "v0") == "b\\ngrad before this pass: not recorded"
     assert label_of(recording.frame_source(-1), "v0") == "b\\ngrad_output [2, 2]\\n.grad = [4, 4]"
     assert np.array_equal(b.grad, [4.0, 4.0])
 
@@ -62,8 +63,32 @@ def test_a_leaf_the_pass_never_reached_shows_its_unchanged_grad_on_every_frame()
     )
     x_node, w_node = "v0", "v3"  # Leaf#0 and Leaf#3
     assert {label_of(frame.source, x_node) for frame in recording.frames} == {"x\\ngrad [5, 5]"}
-    assert label_of(recording.frame_source(0), w_node) == "w"
+    assert label_of(recording.frame_source(0), w_node) == "w\\ngrad [0, 0]"  # empty until it accumulates
     assert label_of(recording.frame_source(-1), w_node).endswith(".grad = [2, 2]")
+
+
+def test_a_hand_built_recording_shows_every_leafs_grad_on_every_frame():
+    """Before: a leaf that the pass accumulated into had no grad line until it did, while one it never
+    reached had one from step 0; now each shows what .grad was at that step."""
+    x, w = vf.Variable(np.array([1.0, 2.0])), vf.Variable(np.array([3.0, 4.0]))
+    recording = hand_built((x * w).sum(), {"x": x, "w": w}, DotOptions(show_grads=True))
+    for node, name, grad in (("v0", "x", "[3, 4]"), ("v1", "w", "[1, 2]")):
+        accumulated = next(i for i, line in enumerate(recording.lines) if f"{name}: .grad +=" in line)
+        for step in range(accumulated):
+            assert label_of(recording.frame_source(step), node).startswith(f"{name}\\ngrad [0, 0]")
+        for step in range(accumulated, len(recording.lines)):
+            label = label_of(recording.frame_source(step), node)
+            assert "grad [0, 0]" not in label and label.endswith(f".grad = {grad}")
+
+
+def test_a_leaf_whose_hook_changed_what_it_added_shows_its_earlier_grad_as_not_recorded():
+    """The events hold the gradient before the hook: .grad [20, 20] is not it, so .grad may not have
+    been empty before the pass, and no zeros are claimed."""
+    x = vf.Variable(np.array([1.0, 2.0]))
+    x.register_hook("times_ten", lambda grad: grad * 10)
+    recording = hand_built((x * 2).sum(), {"x": x}, DotOptions(show_grads=True))
+    assert label_of(recording.frame_source(0), "v0") == "x\\ngrad before this pass: not recorded"
+    assert label_of(recording.frame_source(-1), "v0").endswith(".grad = [20, 20]")
 
 
 def test_without_show_grads_a_hand_built_recording_shows_no_grad():

@@ -80,17 +80,27 @@ class DirtyInputs:
                     set_shape(array, copy.shape)
                 array[...] = copy
 
-    def _count_in_place_change(self, input: tuple, dirty: tuple) -> None:
+    def _count_in_place_change(self, input: tuple, dirty: tuple, step: int = 1) -> None:
         """Bump the version of each input whose array forward changed in place (mark_dirty)."""
         for variable in input:
             if is_one_of(variable._data, dirty):
-                variable._version[0] += 1
+                variable._version[0] += step
+
+    def _put_back_or_count(self, input: tuple, arrays: tuple, copies: list | None, dirty: Any) -> None:
+        """After a failed or refused forward: a Function you wrote (copies taken) gets its inputs put
+        back, so no version moves; the kit's own op keeps what it wrote, and the version counts it."""
+        if dirty is not None:  # counted first: a put back that is interrupted leaves the change counted
+            self._count_in_place_change(input, dirty)
+        if copies is not None:
+            self._put_back(arrays, copies)
+            if dirty is not None:  # the data is as it was: a Function that saved it may still use it
+                self._count_in_place_change(input, dirty, step=-1)
 
     def _take_dirty_inputs(self, input, raw_outputs, dirty) -> None:
-        """Count the in-place change of each input forward marked dirty; refuse what would go wrong.
+        """Refuse what would go wrong with the inputs forward marked dirty, before the graph is touched.
 
-        Runs before the graph is touched. The version goes up even when an error follows: the data
-        has changed, and every Function that saved it must notice.
+        _do_forward counts the change once the outputs are accepted too; a refused call's change is
+        counted by _forward_failed, or put back (a Function you wrote) and then not counted.
         """
         changed = []
         for array in dirty:
@@ -102,7 +112,6 @@ class DirtyInputs:
                     "mark the input array itself, the one forward received, even if only part changed"
                 )
             changed.append(owner)
-        self._count_in_place_change(input, dirty)
         name = type(self).__name__
         for variable in changed:
             if variable.is_leaf and variable.requires_grad:

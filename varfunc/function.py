@@ -154,8 +154,7 @@ class Function(FunctionHooks, DirtyInputs, GradientChecks, ModernFunctionNames):
         if copies is not None:  # a Function you wrote: no unmarked input changed, none kept writable
             self._check_forward(input, arrays, raw_outputs, copies)
         dirty = self.dirty_tensors
-        if dirty is not None:  # (reset only when set: a new attribute on every op costs time)
-            self.dirty_tensors = None
+        if dirty is not None:
             try:
                 self._take_dirty_inputs(input, raw_outputs, dirty)
             except VarfuncError as error:  # refused: a Function you wrote gets its inputs put back
@@ -182,6 +181,9 @@ class Function(FunctionHooks, DirtyInputs, GradientChecks, ModernFunctionNames):
         except VarfuncError as error:  # an output refused after forward changed an input: as above
             self._forward_failed(input, arrays, copies, error)
             raise
+        if dirty is not None:  # accepted: the change stays, and saved copies of the input must see it
+            self.dirty_tensors = None  # (reset only when set: a new attribute on every op costs time)
+            self._count_in_place_change(input, dirty)
         if volatile:
             self.to_save = self.non_differentiable = None
         else:
@@ -202,13 +204,11 @@ class Function(FunctionHooks, DirtyInputs, GradientChecks, ModernFunctionNames):
         What forward asked for (save_for_backward, mark_dirty, ...) is forgotten: the Function may
         be called again, and must not carry it over.
         """
-        if copies is not None:  # a Function you wrote: its inputs are put back as they were
-            self._put_back(arrays, copies)
         # NumPy refuses a number or a cast that does not fit, and modulo.py an integer division by
         # zero, before writing; NumPy's FloatingPointError (np.errstate(all="raise")) comes after it.
         before_writing = (OverflowError, TypeError, ZeroDivisionError)
-        if self.dirty_tensors is not None and not isinstance(error, before_writing):
-            self._count_in_place_change(input, self.dirty_tensors)
+        dirty = None if isinstance(error, before_writing) else self.dirty_tensors
+        self._put_back_or_count(input, arrays, copies, dirty)
         self.to_save = self.dirty_tensors = self.non_differentiable = None
         if isinstance(error, OverflowError) and "out of bounds" in str(error):  # (not math.exp's overflow)
             dtypes = ", ".join(str(a.dtype) for a in arrays)  # "Python integer 300 out of bounds for uint8"

@@ -68,13 +68,24 @@ def _evaluate(model: Module, X: Any, y: Any, loss_fn: Any, metrics: Any, where: 
 
 @contextmanager
 def _eval_mode(model: Module) -> Iterator[None]:
-    """model in eval mode (Dropout off) while the block runs, then in the mode it was in."""
-    was_training = model.training
+    """model in eval mode (Dropout off) while the block runs, then each sub-Module in the mode it was in."""
+    modes = _modes_of(model)
     model.eval()
     try:
         yield
     finally:
-        model.train(was_training)
+        _set_modes(modes)
+
+
+def _modes_of(model: Module) -> list:
+    """(module, training) for model and each sub-Module: model.train(mode) would set them all alike."""
+    return [(module, module.training) for module in model.modules()]
+
+
+def _set_modes(modes: list) -> None:
+    """Put each module of _modes_of's list back in the mode it had."""
+    for module, training in modes:
+        module.training = training
 
 
 def _one_value(loss: Any, where: str) -> float:

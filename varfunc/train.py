@@ -36,7 +36,9 @@ from .inference import (  # noqa: F401 - evaluate, predict_classes and the plot 
     _evaluate,
     _in_model_dtype,
     _model_device,
+    _modes_of,
     _one_value,
+    _set_modes,
     evaluate,
     plot_decision_boundary,
     predict_classes,
@@ -144,6 +146,8 @@ def fit(
     (the 2017 regression example's rule). ``callback(step, loss)`` runs after every step.
     ``history``: a History to add this run to (a new one by default). Pass one you hold to keep
     what a run saw when it is interrupted, or to continue one curve over several fit calls.
+    The steps run in training mode and the metrics in eval mode; fit (even an interrupted one)
+    leaves the model and each sub-Module in the mode it was in when fit was called.
     """
     positive_int("epochs", epochs)
     if batch_size is not None:
@@ -190,9 +194,13 @@ def fit(
                 f"{type(train_data).__name__}{own}, which makes its own; set it there"
             )
     metrics = dict(metrics or {})
+    modes = _modes_of(model)  # put back when fit returns
     # tried on every row, in eval mode and without a graph, before anything changes: a mistake in
     # loss_fn, the metrics, val_data or the data (its shapes, a bad label, an inf) stops fit here
-    _epoch_metrics(model, loss_fn, train_arrays, val_arrays, metrics, trial=True)
+    try:
+        _epoch_metrics(model, loss_fn, train_arrays, val_arrays, metrics, trial=True)
+    finally:
+        _set_modes(modes)
     batches = train_data
     if makes_batches:
         if seed is None:  # from nn's generator: nn.manual_seed repeats a run, and each call shuffles anew
@@ -254,6 +262,7 @@ def fit(
             if stop:
                 break
     finally:
+        _set_modes(modes)
         history.seconds = time.perf_counter() - start
         if bar is not None:
             bar.close()

@@ -249,7 +249,7 @@ class PowConstant(Function):
             raise _negative_integer_power(a.dtype)
         self.save_for_backward(a)
         with np.errstate(divide="ignore"):  # 0 ** -1 is inf, without a warning (as PyTorch)
-            return a**self.constant
+            return _power(a, self.constant)
 
     def backward(self, grad_output):
         if self.tensor_power:
@@ -267,10 +267,18 @@ class PowConstant(Function):
         if self.constant == 0:  # a ** 0 is 1 everywhere: gradient 0, also at a == 0 (not 0 * inf)
             return get_array_module(a).zeros_like(grad_output)
         with np.errstate(divide="ignore"):  # 0 ** -1 is inf: the gradient there is inf, as it should be
-            return grad_output * self.constant * a ** (self.constant - 1)
+            return grad_output * self.constant * _power(a, self.constant - 1)
 
     def extra_repr(self) -> str:
         return f"{self.constant!r}, tensor_power=True" if self.tensor_power else repr(self.constant)
+
+
+def _power(a: Any, c: Any) -> Any:
+    """a ** c for a number c, as PyTorch computes it: c = -0.5 is 1 / sqrt(a), so that at a = -0.0
+    x ** -0.5 is -inf, as 1 / x.sqrt() is, and x ** 0.5's gradient -inf, as x.sqrt()'s (pow: +inf)."""
+    if c == -0.5 and a.dtype.kind == "f":
+        return 1 / get_array_module(a).sqrt(a)
+    return a**c
 
 
 class Negate(InplaceFunction):

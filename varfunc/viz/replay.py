@@ -1,18 +1,18 @@
 """``trace(loss)``: run backward with the engine's recorder on and replay what it did, step by step.
 
-The engine (varfunc/engine.py) reports every event to a recorder: the dependency counts, each Function
-it popped, each backward call, each gradient sent, each buffer that got it (stored or summed) and
-whether that made a Function ready, each Leaf that accumulated into ``.grad``, and a backward that
-raised. A Recording turns those events into a text log (story.py: one line per event, names from
-``GraphView``: ``MulConstant#1``, a leaf by its ``params`` name or ``Leaf#k``) and one frame per
-event: the graph with the current Function in gold, ready ones green, waiting ones (a buffer not yet
-full) khaki, finished ones faded to white, one that raised red, dependency counts in the boxes,
-gradients on the Variables, the ready stack beside the graph and the log line on top. On a Variable,
-``buffer`` is the gradient summed so far for it, ``grad_output`` what its creator's backward was
-handed (after the hooks, when one changed it) and, on a leaf once it accumulated, ``.grad`` the
-leaf's gradient after this backward. Hooks that ran have a log line each (see recorder.py). The
-frames show the graph as it was when the Recording was made (snapshot.py), however late they are
-drawn. Frames are written out by export.py.
+The engine (varfunc/engine.py) reports every event to a recorder: the dependency counts, each
+Function it popped, each backward call, each gradient sent, each buffer that got it (stored or
+summed) and whether that made a Function ready, each Leaf that accumulated into ``.grad``, and a
+backward that raised. A Recording turns those events into a text log (story.py: one line per event,
+names from ``GraphView``: ``MulConstant#1``, a leaf by its ``params`` name or ``Leaf#k``) and one
+frame per event: the graph with the current Function in gold, ready ones green, waiting ones (a
+buffer not yet full) khaki, finished ones faded to white, one that raised red, dependency counts in
+the boxes, gradients on the Variables, the ready stack beside the graph and the log line on top. On
+a Variable, ``buffer`` is the gradient summed so far for it, ``grad_output`` what its creator's
+backward was handed (after the hooks, when one changed it) and, on a leaf once it accumulated,
+``.grad`` the leaf's gradient after this backward (with ``show_grads``, its ``grad`` before that).
+Hooks that ran have a log line each (see recorder.py). The frames show the graph as it was when the
+Recording was made (snapshot.py), however late they are drawn. Frames are written out by export.py.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ from .dot import COLORS, DotOptions, Overlay, build_dot, grad_line, node_count
 from .export import MAX_GIF_NODES, Frame, check_gif_size, save_frames, save_gif
 from .graph import MAX_NODES, GraphView, too_large
 from .orders import checked_seed
-from .recorder import accumulated_grads, in_call_order
+from .recorder import accumulated_grads, in_call_order, same
 from .render import GraphTooLarge
 from .snapshot import FrozenView
 from .story import READY_SHOWN, State, Story
@@ -41,6 +41,7 @@ from .story import READY_SHOWN, State, Story
 # Function), each a picture of the whole graph, so the cost grows as the square (a 500-op chain,
 # 1,002 nodes: 2,007 frames, 17 s of DOT text before any rendering). A chain of 99 ops draws 200.
 MAX_FRAME_NODES = 200
+NOT_RECORDED = "grad before this pass: not recorded"
 
 
 class Recording:
@@ -73,6 +74,7 @@ class Recording:
         self.story = Story(self.view, self.events, order, self.options.style, self.grads_after)
         self._frame_options = replace(o, show_grads=False)  # a frame shows .grad as it was at its step
         self._still_grads = self._grads_left_alone() if o.show_grads else {}
+        self._grads_before = self._grads_before_accumulating() if o.show_grads else {}
         self._nodes = node_count(self.view, self._frame_options, replay=True)
         self.lines: list[str] = [line for line, _ in self._replay()]
         self._frames: list | None = None
@@ -86,6 +88,21 @@ class Recording:
             facts = self.view.facts((fn, 0)) if self.view.is_leaf(fn) else None
             if facts is not None and facts.exists and facts.requires_grad and fn not in accumulated:
                 lines[(fn, 0)] = grad_line(facts)
+        return lines
+
+    def _grads_before_accumulating(self) -> dict:
+        """{(Leaf, 0): its grad line} for the leaves these events accumulated into, shown until they do:
+        ``grad [0, 0]`` when .grad is now exactly what this pass added (it started empty, or zeros), else
+        a line that says the value it had is not recorded (the events hold what was added, not what
+        was there: an earlier backward's gradient, or a hook changed what was added)."""
+        lines = {}
+        for event in self.events:
+            fn = event.function
+            facts = self.view.facts((fn, 0)) if event.kind == "accumulated" else None
+            if facts is None or not (facts.exists and facts.requires_grad) or fn not in self.grads_after:
+                continue
+            started_empty = same(event.details["grad_output"][0], self.grads_after[fn])
+            lines[(fn, 0)] = grad_line(facts._replace(grad=None)) if started_empty else NOT_RECORDED
         return lines
 
     def name(self, fn: Any) -> str:
@@ -150,7 +167,8 @@ class Recording:
         overlay.fill[state.current] = COLORS["current"]
         if state.failed is not None:
             overlay.fill[state.failed] = COLORS["failed"]
-        for labels in (self._still_grads, state.labels, state.grads_after):
+        before = {slot: line for slot, line in self._grads_before.items() if slot not in state.grads_after}
+        for labels in (self._still_grads, before, state.labels, state.grads_after):
             for slot, label in labels.items():
                 overlay.variable_lines.setdefault(slot, []).append(label)
         overlay.edge = state.edge
