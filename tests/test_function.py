@@ -68,6 +68,43 @@ def test_saving_something_that_is_neither_input_nor_output_is_a_clear_error():
         SavesAnIntermediate()(Variable(np.ones(2)))
 
 
+class SavesATuple(Function):
+    def forward(self, a, b):
+        self.save_for_backward((a, b))
+        return a * b
+
+    def backward(self, g):
+        return g, g
+
+
+def test_saving_a_tuple_of_inputs_says_to_pass_the_arrays_themselves():
+    """Before: the advice was to keep them as attributes, which Exercise 1's check then refuses."""
+    with pytest.raises(vf.VarfuncError, match=r"argument 0 .*save_for_backward\(a, b\), not a tuple"):
+        SavesATuple()(Variable(np.ones(2)), Variable(np.ones(2)))
+
+
+class MarksACopy(Function):
+    def forward(self, a):
+        mask = a > 0
+        self.mark_non_differentiable(mask)
+        return a * 2, mask.astype(a.dtype)  # a new array: not the one marked
+
+    def backward(self, g, g_mask):
+        return g * 2
+
+
+def test_marking_an_array_forward_does_not_return_is_a_clear_error_before_any_change():
+    """Before: silently ignored (as torch 2.13 does), so the returned mask required grad."""
+    x = Variable(np.array([1.0, -1.0]))
+    with pytest.raises(
+        vf.VarfuncError, match=r"MarksACopy\(\).mark_non_differentiable: argument 0 \(shape \(2,\)\)"
+    ):
+        MarksACopy()(x)
+    assert x.is_leaf and x.grad_fn is None and x._version[0] == 0  # no graph, no count
+    values, mask = TwoOutputs()(x)  # a Function that marks what it returns is untouched
+    assert not mask.requires_grad
+
+
 class TwoOutputs(Function):
     def forward(self, x):
         values = x * 2

@@ -41,7 +41,7 @@ class DirtyInputs:
         and the input's version is kept, as a saved tensor's is (_check_held_inputs)."""
         dirty = self.dirty_tensors or ()
         if not all(is_one_of(tensor, arrays) for tensor in dirty):
-            return  # mark_dirty got something else: _take_dirty_inputs says so
+            return  # mark_dirty got something else: _check_declared says so
         held = make_attributes_read_only(self, (*arrays, *raw_outputs))
         self._held_inputs = tuple(
             (i, input[i]._version, input[i]._version[0])
@@ -96,12 +96,18 @@ class DirtyInputs:
             if dirty is not None:  # the data is as it was: a Function that saved it may still use it
                 self._count_in_place_change(input, dirty, step=-1)
 
-    def _take_dirty_inputs(self, input, raw_outputs, dirty) -> None:
-        """Refuse what would go wrong with the inputs forward marked dirty, before the graph is touched.
+    def _check_declared(self, input, raw_outputs, dirty) -> None:
+        """Refuse what forward declared wrongly (mark_dirty, mark_non_differentiable, save_for_backward)
+        before the graph is touched.
 
         _do_forward counts the change once the outputs are accepted too; a refused call's change is
         counted by _forward_failed, or put back (a Function you wrote) and then not counted.
         """
+        for position, tensor in enumerate(self.non_differentiable or ()):
+            if not is_one_of(tensor, raw_outputs):
+                raise self._not_an_output(position, tensor)
+        if dirty is None:
+            return
         changed = []
         for array in dirty:
             owner = next((v for v in input if v._data is array), None)
@@ -130,11 +136,31 @@ class DirtyInputs:
         for position, tensor in enumerate(self.to_save or ()):  # _save would refuse these too late
             if tensor is not None and not is_one_of(tensor, raw_outputs):
                 if not any(tensor is v._data for v in input):
-                    raise self._not_input_or_output(position)
+                    raise self._not_input_or_output(position, tensor)
+
+    def _not_input_or_output(self, position: int, tensor: Any) -> VarfuncError:
+        """save_for_backward got something forward neither received nor returned."""
+        if isinstance(tensor, (tuple, list)):
+            fix = "pass the arrays themselves, save_for_backward(a, b), not a tuple of them"
+        else:
+            fix = "keep other arrays as attributes (self.mask = ...)"
+        return VarfuncError(
+            f"{self!r}.save_for_backward: argument {position} is neither an input nor an output of "
+            f"forward; {fix}"
+        )
+
+    def _not_an_output(self, position: int, tensor: Any) -> VarfuncError:
+        """mark_non_differentiable got something forward did not return (a copy of it, say)."""
+        shape = getattr(tensor, "shape", type(tensor).__name__)
+        return VarfuncError(
+            f"{self!r}.mark_non_differentiable: argument {position} (shape {shape}) is not one of the "
+            "arrays forward returned; mark the array itself that forward returns (m.astype(...) "
+            "makes a new array: convert first, then mark and return that)"
+        )
 
     def _rebase_dirty_input(self, input, array, creator):
         """The input whose array forward changed in place becomes this Function's output."""
-        variable = next(v for v in input if v._data is array)  # _take_dirty_inputs checked it is one
+        variable = next(v for v in input if v._data is array)  # _check_declared checked it is one
         if creator is None:  # a volatile input: volatility spreads to the changed Variable too
             variable.volatile = True
             variable.creator = None

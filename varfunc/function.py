@@ -154,9 +154,9 @@ class Function(FunctionHooks, DirtyInputs, GradientChecks, ModernFunctionNames):
         if copies is not None:  # a Function you wrote: no unmarked input changed, none kept writable
             self._check_forward(input, arrays, raw_outputs, copies)
         dirty = self.dirty_tensors
-        if dirty is not None:
+        if dirty is not None or self.non_differentiable is not None:
             try:
-                self._take_dirty_inputs(input, raw_outputs, dirty)
+                self._check_declared(input, raw_outputs, dirty)
             except VarfuncError as error:  # refused: a Function you wrote gets its inputs put back
                 self._forward_failed(input, arrays, copies, error)
                 raise
@@ -311,17 +311,11 @@ class Function(FunctionHooks, DirtyInputs, GradientChecks, ModernFunctionNames):
             if tensor is None:
                 records.append(None)
             elif owner is None:
-                raise self._not_input_or_output(position)
+                raise self._not_input_or_output(position, tensor)
             else:
                 records.append((owner._data, owner._version, owner._version[0]))
         self._saved = tuple(records)
         self.to_save = None
-
-    def _not_input_or_output(self, position: int) -> VarfuncError:
-        return VarfuncError(
-            f"{self!r}.save_for_backward: argument {position} is neither an input nor an "
-            "output of forward; keep other arrays as attributes (self.mask = ...)"
-        )
 
     # --- backward ------------------------------------------------------------------------------
 
