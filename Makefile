@@ -93,7 +93,8 @@ bench-gpu: $(STAMP)
 figures: $(STAMP)
 	$(PY) figures/make_figures.py
 
-# lint: ruff over the whole checkout (package, tests, benchmarks, figures, notebooks)
+# lint: ruff over the kit's own files (package, tests, benchmarks, figures, notebooks: the include list
+# in pyproject.toml's [tool.ruff]); a course folder kept in the checkout (submissions/, grades/) is left out
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .
 

@@ -9,6 +9,7 @@ wait has a time limit, and whatever a failing test leaves running is killed.
 from __future__ import annotations
 
 import copy
+import json
 import os
 import signal
 import subprocess
@@ -226,3 +227,48 @@ def test_the_graders_fork_server_ignores_ctrl_c_before_its_slow_imports():
     assert subprocess.run([sys.executable, "-c", shows], capture_output=True, check=True).stdout.split() == [
         b"True"
     ]
+
+
+STOPPED_WHILE_LAUNCHING = """
+import os, signal, sys
+from pathlib import Path
+import nbformat
+from varfunc.grading.execute import execute
+from varfunc.grading.stopping import obey_the_parent
+
+scratch, record = sys.argv[1], Path(sys.argv[2])
+obey_the_parent(scratch)
+getpgid = os.getpgid
+
+def launched(pid):  # the kernel's process runs; the provisioner asks for its group next
+    record.write_text(str(pid))
+    os.kill(os.getpid(), signal.SIGTERM)
+    return getpgid(pid)
+
+os.getpgid = launched
+nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("1")])
+execute(nb, Path(scratch), cell_timeout=5, notebook_timeout=10, kernel_name="sleeper")
+"""
+
+
+def test_a_sigterm_while_a_kernel_is_launched_ends_that_kernel(tmp_path):
+    """A SIGTERM between the kernel's start and the moment its process group was known left the kernel
+    running: kill_kernels did not know its group yet. The kernel here is a process that sleeps (it has
+    no parent watch to end it), so only the grading process's clean-up can end it."""
+    spec = tmp_path / "jupyter" / "kernels" / "sleeper" / "kernel.json"
+    spec.parent.mkdir(parents=True)
+    argv = [sys.executable, "-c", "import time; time.sleep(300)", "{connection_file}"]
+    spec.write_text(json.dumps({"argv": argv, "display_name": "sleeper", "language": "python"}))
+    scratch, record = tmp_path / "scratch", tmp_path / "kernel.pid"
+    scratch.mkdir()
+    env = {**os.environ, "JUPYTER_PATH": str(tmp_path / "jupyter")}
+    command = [sys.executable, "-c", STOPPED_WHILE_LAUNCHING, str(scratch), str(record)]
+    log = tmp_path / "log.txt"  # not a pipe: a kernel left running would hold it open
+    try:
+        with open(log, "w") as out:
+            done = subprocess.run(command, env=env, stdout=out, stderr=subprocess.STDOUT, timeout=WAIT)
+        assert done.returncode == 128 + signal.SIGTERM, log.read_text()
+        assert _gone(_recorded(record)), "the kernel launched when SIGTERM came is still running"
+    finally:
+        _kill(_recorded(record))
+    assert not scratch.exists()

@@ -10,6 +10,7 @@ import pytest
 
 from varfunc.grading.batch import report_bases
 from varfunc.grading.grade import GradeOptions, expected_chapter
+from varfunc.grading.names import is_late
 
 CHAPTER = "03_functions_and_the_forward_graph.ipynb"
 CANVAS = f"smithalice_123456_7891011_{CHAPTER}"
@@ -52,16 +53,19 @@ def test_moodle_folders_lose_the_suffix_of_the_bulk_download(tmp_path, folder, s
 
 
 @pytest.mark.parametrize(
-    "name, student",
+    "name, student, late",
     [
-        (CANVAS, "smithalice"),
-        (f"smithalice_late_123456_7891011_{CHAPTER}", "smithalice"),
-        (f"jonesbob_LATE_42_7_{CHAPTER}", "jonesbob"),
+        (CANVAS, "smithalice", False),
+        (f"smithalice_late_123456_7891011_{CHAPTER}", "smithalice", True),
+        (f"jonesbob_LATE_42_7_{CHAPTER}", "jonesbob", True),
+        (f"late_1_2_{CHAPTER}", "late", False),  # a student named late, on time
+        (f"latecomer_1_2_{CHAPTER}", "latecomer", False),
     ],
 )
-def test_canvas_files_are_named_by_the_part_before_the_numbers(tmp_path, name, student):
+def test_canvas_files_are_named_by_the_part_before_the_numbers(tmp_path, name, student, late):
     assert _students(tmp_path, name, f"doecarol_1_2_{CHAPTER}")[0] == student
     assert expected_chapter(tmp_path / name, GradeOptions()) == "ch03"
+    assert is_late(name) is late
 
 
 def test_a_file_named_after_its_student_or_a_chapter_alone_keeps_its_name(tmp_path):

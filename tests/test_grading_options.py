@@ -35,7 +35,9 @@ def unreadable(tmp_path):
     [
         (["--source", "nothere/"], "--source nothere: no such folder"),
         (["--source", "."], "holds no notebooks (.ipynb)"),
-        (["--hidden", "no_such_checks.py"], "--hidden no_such_checks.py: no such file"),
+        (["--hidden", "no_such_checks.py"], "--hidden no_such_checks.py: no such file; --hidden takes a"),
+        (["--hidden", "."], "--hidden .: is a folder; --hidden takes a Python file (.py) of @hidden_check"),
+        (["--hidden", "x.py"], "(README.md, 'Visible and hidden checks', shows one)"),
         (["--chapter", "ch3"], "--chapter 'ch3' is not a chapter with exercises: use one of ch02, ch03,"),
         (["--chapter", "03"], "--chapter '03' is not a chapter"),
         (["--timeout", "-1"], "--timeout must be a positive number of seconds, not -1.0"),
@@ -45,6 +47,8 @@ def unreadable(tmp_path):
         (["--memory", "0.1"], "--memory 0.1 GiB is too little for a kernel with NumPy and varfunc loaded"),
         (["--memory", "-2"], "--memory -2 GiB is too little"),
         (["--memory", "inf"], "--memory must be a number of GiB (0: no limit), not inf"),
+        (["--max-output", "-1"], "--max-output must be a number of MiB, 0 or more (0: no limit), not -1.0"),
+        (["--max-output", "nan"], "--max-output must be a number of MiB, 0 or more"),
     ],
 )
 def test_grade_refuses_a_wrong_setting_before_grading(unreadable, tmp_path, capsys, monkeypatch, flags, why):

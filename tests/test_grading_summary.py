@@ -8,15 +8,20 @@ from __future__ import annotations
 
 import csv
 import json
+import signal
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 pytest.importorskip("nbformat")
 
+from varfunc.grading import report as report_module  # noqa: E402
 from varfunc.grading.__main__ import main  # noqa: E402
 from varfunc.grading.batch import grade_class  # noqa: E402
-from varfunc.grading.report import write_summary  # noqa: E402
+from varfunc.grading.report import markdown, to_html, write_summary  # noqa: E402
+from varfunc.grading.stopping import Stopped  # noqa: E402
 
 CH03, CH04 = "03_functions_and_the_forward_graph.ipynb", "04_the_execution_engine.ipynb"
 
@@ -95,7 +100,7 @@ def test_exercise_columns_follow_the_chapters_whoever_is_listed(tmp_path):
     for order in (reports, reports[::-1], reports[1:]):
         write_summary(order, tmp_path / "summary.csv")
         with open(tmp_path / "summary.csv", newline="", encoding="utf-8-sig") as f:
-            columns = next(csv.reader(f))[6:-2]  # between max_score and "look at"
+            columns = next(csv.reader(f))[7:-2]  # between max_score and "look at"
         assert columns == [i for i in expected if any(i in str(r) for r in order)]
 
 
@@ -168,3 +173,112 @@ def test_a_run_for_one_chapter_leaves_another_chapters_graded_report_alone(tmp_p
     ch05.write_text("changed since")  # another file now: graded again
     assert main([*args, "--no-progress"]) == 0
     assert json.loads(saved.read_text())["status"] == "unreadable"
+
+
+def test_a_file_canvas_marked_late_says_so_in_its_reports_and_the_summary(tmp_path):
+    """Canvas's _late_ in a file's name showed only in its path."""
+    late = _unreadable(tmp_path / "canvas" / "hw3" / f"smithalice_LATE_123456_7891011_{CH03}")
+    on_time = _unreadable(tmp_path / "canvas" / "hw3" / f"jonesbob_123456_7891011_{CH03}")
+    grade_class([late, on_time], tmp_path / "grades", progress=False)
+    rows = {row["student"]: row for row in _rows(tmp_path / "grades" / "summary.csv")}
+    assert (rows["smithalice"]["late"], rows["jonesbob"]["late"]) == ("yes", "")
+    for suffix in (".md", ".html"):
+        assert "Late: yes" in (tmp_path / "grades" / "hw3" / (Path(late.name).stem + suffix)).read_text()
+        assert "Late:" not in (tmp_path / "grades" / "hw3" / (Path(on_time.name).stem + suffix)).read_text()
+
+
+def test_the_html_report_names_what_the_markdown_report_names(tmp_path):
+    """The .html left out the grade_id of a cell that raised, which the .md gave."""
+    report = _report("amy", "ch03", "ch03.mul")
+    report["exercises"][0].update(title="Mul", max_points=2, reason="")
+    report["late"] = True
+    report["cell_errors"] = [{"cell": 4, "grade_id": "ch03_mul", "status": "error", "error": "NameError: x"}]
+    md, page = markdown(report), to_html(report)
+    assert "- cell 5 (counting from 1), grade_id `ch03_mul`: error: `NameError: x`" in md
+    assert "<li>cell 5 (counting from 1), grade_id <code>ch03_mul</code>: error:" in page
+    assert "Submission: `amy.ipynb`" in md and "Submission: <code>amy.ipynb</code>" in page
+    for field in ("Status: graded", "Late: yes", "amy, ch03: 2 / 2 points"):
+        assert field in md and field in page
+
+
+def test_deleting_a_report_json_drops_its_md_and_html_at_the_next_run(tmp_path, capsys):
+    """A .json deleted to drop a submission (or grade it again) left its .md and .html behind, to be
+    sent to the student as if graded."""
+    paths = [_unreadable(tmp_path / "sub" / name / CH03) for name in ("alice", "bob", "carol")]
+    grades = tmp_path / "grades"
+    grade_class(paths, grades, progress=False)
+    (grades / "bob" / "notes.md").write_text("# my notes on bob\n")  # the instructor's own file
+    (grades / "alice" / f"{Path(CH03).stem}.json").unlink()  # to be graded again
+    (grades / "bob" / f"{Path(CH03).stem}.json").unlink()  # to be dropped
+    capsys.readouterr()
+    grade_class(paths[::2], grades, progress=False)
+    left = sorted(p.relative_to(grades).as_posix() for p in grades.rglob("*") if p.is_file())
+    stem = Path(CH03).stem
+    expected = [f"{who}/{stem}{suffix}" for who in ("alice", "carol") for suffix in (".html", ".json", ".md")]
+    assert left == sorted([".submissions-root", "bob/notes.md", "summary.csv", *expected])
+    assert [row["student"] for row in _rows(grades / "summary.csv")] == ["alice", "carol"]
+    err = capsys.readouterr().err
+    assert "removed the .md and .html reports of 1 submission(s) whose .json is gone" in err
+    assert str(grades / "bob" / stem) in err
+
+
+CSV_WRITER = csv.writer
+
+
+class _StoppedAfterTheHeader:
+    """A csv writer that writes the header, then is stopped (as by a SIGTERM) before the rows."""
+
+    def __init__(self, f: object) -> None:
+        self.writer, self.written = CSV_WRITER(f), 0
+
+    def writerow(self, row: list) -> None:
+        if self.written:
+            raise Stopped("stopped by signal 15")
+        self.writer.writerow(row)
+        self.written += 1
+
+    def writerows(self, rows: list) -> None:
+        for row in rows:
+            self.writerow(row)
+
+
+def test_a_summary_stopped_half_written_leaves_the_last_one_whole(tmp_path, monkeypatch):
+    """A stop while summary.csv was written left it truncated: the header, and no row."""
+    summary = tmp_path / "summary.csv"
+    write_summary([_report("amy", "ch03", "ch03.mul")], summary)
+    before = summary.read_bytes()
+    monkeypatch.setattr(report_module.csv, "writer", _StoppedAfterTheHeader)
+    with pytest.raises(Stopped):
+        write_summary([_report("amy", "ch03", "ch03.mul"), _report("bob", "ch03", "ch03.mul")], summary)
+    assert summary.read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["summary.csv"]  # no summary.csv.partial left
+
+
+SIGTERM_WHILE_SUMMING_UP = """
+import os, signal, sys
+from pathlib import Path
+from varfunc.grading import report
+from varfunc.grading.batch import grade_class
+
+shown = report._as_text
+def as_text(value):  # a scheduler's SIGTERM arrives while grade writes summary.csv
+    os.kill(os.getpid(), signal.SIGTERM)
+    return shown(value)
+report._as_text = as_text
+grade_class([Path(sys.argv[2])], Path(sys.argv[1]), progress=False)
+"""
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
+def test_a_sigterm_while_the_summary_is_written_stops_grade_and_keeps_the_last_summary(tmp_path):
+    """write_summary ran outside stop_on_sigterm: SIGTERM killed grade and left summary.csv empty."""
+    path = _unreadable(tmp_path / "sub" / "alice" / CH03)
+    grades = tmp_path / "grades"
+    grade_class([path], grades, progress=False)
+    before = (grades / "summary.csv").read_bytes()
+    run = [sys.executable, "-c", SIGTERM_WHILE_SUMMING_UP, str(grades), str(path)]
+    done = subprocess.run(run, capture_output=True, text=True, timeout=120)
+    assert done.returncode != -signal.SIGTERM, "killed by the signal, not stopped by grade"
+    assert "Stopped: stopped by signal 15" in done.stderr
+    assert (grades / "summary.csv").read_bytes() == before
+    assert not (grades / "summary.csv.partial").exists()

@@ -67,6 +67,7 @@ def _grade(args: argparse.Namespace) -> int:
         hidden_files=tuple(Path(p) for p in args.hidden),
         kernel_name=args.kernel,
         memory_gib=args.memory,
+        max_output_mib=args.max_output,
     )
     kit_before = kit.kit_digests()
     try:
@@ -161,6 +162,13 @@ def parser() -> argparse.ArgumentParser:
         default=4,
         help="GiB of memory per submission's kernel (default 4; 0: no limit; Linux only): an allocation "
         "past it raises MemoryError in the student's cell",
+    )
+    grade.add_argument(
+        "--max-output",
+        type=float,
+        default=20,
+        help="MiB of outputs a submission keeps, in all (default 20; 0: no limit): what its cells print "
+        "or show past it is dropped, the checks' verdicts kept, and its report says so",
     )
     grade.add_argument(
         "--chapter",

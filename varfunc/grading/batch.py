@@ -25,7 +25,7 @@ from pathlib import Path
 from .grade import digest, failed_report, grade_submission
 from .names import report_name, shortened, student_of
 from .options import GradeOptions, changed_files, kit_digests
-from .report import report_file, saved_reports, write_reports, write_summary
+from .report import remove_orphaned_views, report_file, saved_reports, write_reports, write_summary
 from .roots import run_layout, settle_root
 from .stopping import obey_the_parent, stop_on_sigterm, stop_processes
 
@@ -166,7 +166,7 @@ def _context() -> multiprocessing.context.BaseContext:
     # _forkserver first: the server ignores Ctrl-C while it imports the rest (seconds), which the
     # parent handles; without it a Ctrl-C then printed the server's traceback after grade's own line
     context.set_forkserver_preload(
-        ["varfunc.grading._forkserver", "varfunc.grading.grade", "nbclient", "nbformat"]
+        ["varfunc.grading._forkserver", "varfunc.grading.grade", "varfunc.grading.kernels", "nbformat"]
     )
     return context
 
@@ -236,16 +236,30 @@ def grade_class(
         else:
             todo.append((path, (base, student)))
     bar = _progress(len(todo), progress)
-    try:
-        with stop_on_sigterm(), closing(_graded(todo, options, jobs)) as graded:
-            for report in graded:
-                reports.append(report)
-                _show(report, bar, progress)
-    finally:  # also when stopped half-way: the summary holds the reports written so far
-        if bar is not None:
-            bar.close()
-        write_summary(saved_reports(report_dir), report_dir / SUMMARY)
+    with stop_on_sigterm():  # the summary too: a SIGTERM while it is written leaves the last one whole
+        try:
+            with closing(_graded(todo, options, jobs)) as graded:
+                for report in graded:
+                    reports.append(report)
+                    _show(report, bar, progress)
+        finally:  # also when stopped half-way: the summary holds the reports written so far
+            if bar is not None:
+                bar.close()
+            _remove_orphaned_views(report_dir)
+            write_summary(saved_reports(report_dir), report_dir / SUMMARY)
     return reports
+
+
+def _remove_orphaned_views(report_dir: Path) -> None:
+    """Remove the .md and .html reports left without their .json, saying so on stderr."""
+    removed = remove_orphaned_views(report_dir)
+    if removed:
+        print(
+            f"removed the .md and .html reports of {len(removed)} submission(s) whose .json is gone "
+            f"(deleted, or a grading stopped half-way): {shortened([str(base) for base in removed])}; "
+            "a run that grades those files writes all three again",
+            file=sys.stderr,
+        )
 
 
 def _show(report: dict, bar: object, progress: bool) -> None:

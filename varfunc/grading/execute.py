@@ -7,6 +7,7 @@ after the interrupt is restarted and the cells that ran before are replayed (the
 outputs), so the cells after it still run. On Linux the kernel may hold at most ``memory_gib`` GiB
 of data (``RLIMIT_DATA``, which NumPy's arrays count in): past it an allocation raises MemoryError in
 the student's cell, where it would otherwise push the grading machine into swap or the OOM killer.
+A submission keeps at most ``max_output_mib`` MiB of outputs (``kernels.OutputBudget``).
 """
 
 from __future__ import annotations
@@ -14,7 +15,6 @@ from __future__ import annotations
 import copy
 import json
 import os
-import signal
 import subprocess
 import tempfile
 import time
@@ -26,11 +26,11 @@ from .guard import GUARD_ENV
 from .guard import STARTUP as GUARD_STARTUP
 from .hidden import RUNNER_MARK, VERDICT_MIME
 from .notebook import source_of
+from .stopping import running
 
 MAX_RESTARTS = 3
 TIMEOUT_ERROR = "CellTimeoutError"
 EXIT_CALL = "exit()"  # the ename of a cell that called IPython's exit() or quit(): the kernel shuts down
-_CLIENTS: list = []  # the clients whose kernels this process runs now (kill_kernels ends them)
 
 
 @dataclass
@@ -41,16 +41,19 @@ class CellRun:
     ename: str = ""
     evalue: str = ""
     outputs: list = field(default_factory=list)
+    cut: bool = False  # some of its outputs were dropped: the submission's outputs passed the limit
 
 
-def _client(nb: Any, workdir: Path, kernel_name: str, replies: dict) -> Any:
-    from nbclient import NotebookClient
+def _client(nb: Any, workdir: Path, kernel_name: str, replies: dict, budget: Any) -> Any:
+    from .kernels import GraderClient, GraderKernelManager  # nbclient: imported when a kernel runs
 
     def on_executed(cell: Any, cell_index: int, execute_reply: dict) -> None:
         replies[cell_index] = execute_reply.get("content", {})
 
-    return NotebookClient(
+    return GraderClient(
         nb,
+        budget,
+        kernel_manager_class=GraderKernelManager,
         timeout=None,  # set before each cell
         interrupt_on_timeout=True,
         error_on_timeout={"ename": TIMEOUT_ERROR, "evalue": "the cell ran past its time limit"},
@@ -62,17 +65,6 @@ def _client(nb: Any, workdir: Path, kernel_name: str, replies: dict) -> Any:
         record_timing=False,
         on_cell_executed=on_executed,
     )
-
-
-def kill_kernels() -> None:
-    """Kill the kernels this process runs, with all they started (a grading process told to stop)."""
-    for client in list(_CLIENTS):
-        group = getattr(getattr(client.km, "provisioner", None), "pgid", None)  # set once it launched
-        if group and hasattr(os, "killpg"):
-            try:
-                os.killpg(group, signal.SIGKILL)
-            except OSError:
-                pass
 
 
 def _kernel_env(workdir: Path) -> dict[str, str]:
@@ -113,9 +105,15 @@ def execute(
     notebook_timeout: float,
     kernel_name: str = "python3",
     memory_gib: float = 0,
+    max_output_mib: float = 0,
 ) -> list[CellRun]:
-    """Run every code cell in a fresh kernel; restart and replay after a death or a stuck interrupt."""
+    """Run every code cell in a fresh kernel; restart and replay after a death or a stuck interrupt.
+
+    memory_gib: the kernel's memory limit, max_output_mib: the outputs the notebook keeps in all,
+    replays included (0: no limit for either)."""
     from nbclient.exceptions import DeadKernelError
+
+    from .kernels import OutputBudget
 
     _install_startup(workdir, memory_gib)
     work = copy.deepcopy(nb)
@@ -123,6 +121,7 @@ def execute(
     work["cells"].append(type(work["cells"][0])(probe) if work["cells"] else probe)
     runs = [CellRun() for _ in nb["cells"]]
     deadline = time.monotonic() + notebook_timeout
+    budget = OutputBudget(limit=int(max_output_mib * 2**20))
 
     def run_cell(position: int) -> None:
         client.timeout = max(1, round(min(cell_timeout, deadline - time.monotonic())))
@@ -131,11 +130,10 @@ def execute(
     position, restarts = 0, 0
     while position < len(runs) and restarts <= MAX_RESTARTS:
         replies: dict[int, dict] = {}
-        client = _client(work, workdir, kernel_name, replies)
+        client = _client(work, workdir, kernel_name, replies, budget)
         restart, current = False, position
-        _CLIENTS.append(client)
         try:
-            with client.setup_kernel(env=_kernel_env(workdir), stderr=subprocess.DEVNULL):
+            with running(client), client.setup_kernel(env=_kernel_env(workdir), stderr=subprocess.DEVNULL):
                 for current in range(position):  # replay what ran before a restart (state only)
                     if runs[current].status in ("ok", "error") and not _is_runner(work["cells"][current]):
                         run_cell(current)
@@ -148,6 +146,7 @@ def execute(
                     else:
                         run_cell(position)
                         runs[position] = _outcome(replies.get(position, {}), work["cells"][position])
+                        runs[position].cut = position in budget.cut
                         if memory_gib and runs[position].ename == "MemoryError":
                             limit = f"(the grader's limit: {memory_gib:g} GiB, --memory)"
                             runs[position].evalue = f"{runs[position].evalue} {limit}".lstrip()
@@ -157,10 +156,9 @@ def execute(
                     position += 1
         except DeadKernelError:
             runs[current] = CellRun("died", "DeadKernelError", "the kernel died while running this cell")
+            runs[current].cut = current in budget.cut
             position = max(position, current + 1)
             restart = True
-        finally:
-            _CLIENTS.remove(client)
         if not restart:
             break
         restarts += 1

@@ -20,9 +20,9 @@ import time
 from pathlib import Path
 
 from .core import REGISTRY, Exercise
-from .execute import execute, grading_workdir
-from .names import submitted_name
-from .notebook import cell_index, notebook_chapter, read_notebook, source_of
+from .execute import CellRun, execute, grading_workdir
+from .names import is_late, submitted_name
+from .notebook import cell_index, cell_name, notebook_chapter, read_notebook, source_of
 from .options import REPORT_VERSION, GradeOptions
 from .plan import Plan, hidden_regions, plan_grading
 from .reasons import cell_errors, entry, exercise_result
@@ -77,6 +77,7 @@ def new_report(path: Path, options: GradeOptions) -> dict:
     return {
         "report_version": REPORT_VERSION,
         "submission": str(path),
+        "late": is_late(path.name),  # Canvas's _late_ in the file name
         "sha256": None,
         "grader": options.fingerprint(),
         "chapter": None,
@@ -144,7 +145,9 @@ def grade_submission(path: Path, options: GradeOptions | None = None) -> dict:
             notebook_timeout=options.notebook_timeout,
             kernel_name=options.kernel_name,
             memory_gib=options.memory_gib,
+            max_output_mib=options.max_output_mib,
         )
+    report["problems"] += _outputs_cut(plan, runs, options)
     secret = _secret_texts(plan, options)
     report["exercises"] = [_scrubbed(exercise_result(ex, plan, runs, options), secret) for ex in exercises]
     report["cell_errors"] = [_scrubbed(error, secret) for error in cell_errors(plan, runs)]
@@ -152,6 +155,21 @@ def grade_submission(path: Path, options: GradeOptions | None = None) -> dict:
     report["max_score"] = sum(ex.points for ex in exercises)
     report["seconds"] = round(time.monotonic() - started, 2)
     return report
+
+
+def _outputs_cut(plan: Plan, runs: list[CellRun], options: GradeOptions) -> list[str]:
+    """The problem to report when the notebook's outputs passed --max-output (none when they did not)."""
+    cut = [position for position, run in enumerate(runs) if run.cut]
+    if not cut:
+        return []
+    first = plan.original[cut[0]]
+    where = cell_name(first) if first is not None else "a check cell the grader added"
+    return [
+        f"the notebook's outputs passed the grader's limit of {options.max_output_mib:g} MiB (--max-output): "
+        f"what {where} and the cells after it printed or showed past it was dropped (the checks' "
+        "verdicts were kept, so the points are as the checks gave them); print less, e.g. not every "
+        "step of a loop"
+    ]
 
 
 def _secret_texts(plan: Plan, options: GradeOptions) -> list[str]:

@@ -29,7 +29,7 @@ from pathlib import Path
 
 CHAPTER_FILE = re.compile(r"\d\d_")  # a chapter's file name: 03_functions_and_the_forward_graph
 MOODLE_FOLDER = re.compile(r"^(?P<student>.+?)_\d+_assignsubmission_(?:file|onlinetext)_?$")
-CANVAS_FILE = re.compile(r"^(?P<student>[^_]+?)(?:_late)?_\d+_\d+_(?P<name>.+)$", re.IGNORECASE)
+CANVAS_FILE = re.compile(r"^(?P<student>[^_]+?)(?P<late>_late)?_\d+_\d+_(?P<name>.+)$", re.IGNORECASE)
 
 
 def shortened(items: list, shown: int = 5) -> str:
@@ -48,6 +48,12 @@ def submitted_name(file_name: str) -> str:
     """The name the student gave the file, without the prefix of Canvas's bulk download."""
     canvas = CANVAS_FILE.match(file_name)
     return canvas["name"] if canvas else file_name
+
+
+def is_late(file_name: str) -> bool:
+    """True for a file that Canvas's bulk download marked late (``smithalice_late_123456_...``)."""
+    canvas = CANVAS_FILE.match(file_name)
+    return bool(canvas and canvas["late"])
 
 
 def report_name(file_name: str) -> str:

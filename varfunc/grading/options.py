@@ -28,17 +28,18 @@ class GradeOptions:
     hidden_files: tuple[Path, ...] = ()
     kernel_name: str = "python3"
     memory_gib: float = 4.0  # each submission's kernel (Linux); 0: no limit
+    max_output_mib: float = 20.0  # the outputs a submission keeps, in all; 0: no limit
 
     def __post_init__(self) -> None:
         """Refuse settings that would grade every submission wrongly, before anything is graded."""
         _check_seconds("--timeout", self.cell_timeout)
         _check_seconds("--notebook-timeout", self.notebook_timeout)
         _check_memory(self.memory_gib)
+        _check_max_output(self.max_output_mib)
         _check_chapter(self.chapter)
         _check_source(self.source)
         for path in self.hidden_files:
-            if not Path(path).is_file():
-                raise FileNotFoundError(f"--hidden {path}: no such file of hidden checks")
+            _check_hidden(Path(path))
         # Absolute from here on: the kernels run in folders of their own, where a relative path
         # (--hidden my_checks.py) named nothing and every exercise scored 0.
         object.__setattr__(self, "hidden_files", tuple(Path(p).resolve() for p in self.hidden_files))
@@ -50,7 +51,7 @@ class GradeOptions:
         parts = [
             __version__,
             str(REPORT_VERSION),
-            repr((self.cell_timeout, self.notebook_timeout, self.memory_gib)),
+            repr((self.cell_timeout, self.notebook_timeout, self.memory_gib, self.max_output_mib)),
         ]
         parts += [self.chapter or "", self.kernel_name]
         parts += [p.read_text(encoding="utf-8") for p in sorted(GRADER_SOURCES.glob("*.py"))]
@@ -95,6 +96,12 @@ def _check_memory(gib: float) -> None:
         )
 
 
+def _check_max_output(mib: float) -> None:
+    """ValueError unless mib (--max-output) is a number of MiB, 0 (no limit) or more."""
+    if isinstance(mib, bool) or not isinstance(mib, (int, float)) or not math.isfinite(mib) or mib < 0:
+        raise ValueError(f"--max-output must be a number of MiB, 0 or more (0: no limit), not {mib!r}")
+
+
 def _check_chapter(chapter: str | None) -> None:
     """ValueError unless chapter (--chapter) is None or the id of a chapter with exercises."""
     if chapter is not None and chapter not in known_chapters():
@@ -114,6 +121,17 @@ def _check_source(source: Path | None) -> None:
         )
     if not any(Path(source).glob("*.ipynb")):
         raise FileNotFoundError(f"--source {source} holds no notebooks (.ipynb): pass the folder that does")
+
+
+def _check_hidden(path: Path) -> None:
+    """FileNotFoundError unless path (--hidden) is a file."""
+    if not path.is_file():
+        what = "is a folder" if path.is_dir() else "no such file"
+        raise FileNotFoundError(
+            f"--hidden {path}: {what}; --hidden takes a Python file (.py) of @hidden_check functions "
+            "that you write and keep away from students (README.md, 'Visible and hidden checks', shows "
+            "one); check the path, or leave --hidden out"
+        )
 
 
 def check_kernel(name: str) -> None:

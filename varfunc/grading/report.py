@@ -34,14 +34,22 @@ def title(report: dict) -> str:
     return f"{who}, {chapter}: {report['score']} / {report['max_score']} points"
 
 
+LATE = "yes (Canvas's download names the file as submitted after the due date)"
+
+
+def identity(report: dict) -> list[tuple[str, str]]:
+    """What the .md and .html reports say the submission is, besides the title: (label, text) pairs."""
+    fields = [("Submission", report["submission"]), ("Status", report["status"])]
+    return fields + ([("Late", LATE)] if report.get("late") else [])
+
+
 def markdown(report: dict) -> str:
     """The report as Markdown: the score, problems with the notebook, a table, then what failed and why."""
-    lines = [
-        f"# {title(report)}",
-        "",
-        f"Submission: `{report['submission']}`  ",
-        f"Status: {report['status']}",
+    shown = [
+        f"{label}: `{text}`" if label == "Submission" else f"{label}: {text}"
+        for label, text in identity(report)
     ]
+    lines = [f"# {title(report)}", "", "  \n".join(shown)]  # two spaces: a line break in Markdown
     if report["problems"]:
         lines += ["", "## Problems with the notebook", ""] + [f"- {p}" for p in report["problems"]]
     lines += ["", "## Exercises", "", "| exercise | points | result | why |", "|---|---:|---|---|"]
@@ -93,17 +101,20 @@ def to_html(report: dict) -> str:
         )
     problems = "".join(f"<li>{esc(p)}</li>" for p in report["problems"])
     errors = "".join(
-        f"<li>{esc(_where(e))}: {esc(e['status'])}: <code>{esc(e['error'])}</code></li>"
+        f"<li>{esc(_where(e))}{_html_grade_id(e)}: {esc(e['status'])}: <code>{esc(e['error'])}</code></li>"
         for e in report.get("cell_errors", [])
     )
+    shown = [
+        f"{esc(label)}: <code>{esc(text)}</code>" if label == "Submission" else f"{esc(label)}: {esc(text)}"
+        for label, text in identity(report)
+    ]
     return (
         "<!DOCTYPE html>\n<html><head><meta charset='utf-8'>"
         f"<title>{esc(title(report))}</title><style>"
         "body{font-family:sans-serif;max-width:60em;margin:2em auto}table{border-collapse:collapse}"
         "td,th{border:1px solid #ccc;padding:.4em;vertical-align:top}tr.passed td{background:#e8f6e8}"
         "tr:not(.passed) td{background:#fbeaea}code{white-space:pre-wrap}</style></head><body>\n"
-        f"<h1>{esc(title(report))}</h1>\n<p>Submission: <code>{esc(report['submission'])}</code>, "
-        f"status: {esc(report['status'])}</p>\n"
+        f"<h1>{esc(title(report))}</h1>\n<p>{'<br>'.join(shown)}</p>\n"
         + (f"<h2>Problems with the notebook</h2><ul>{problems}</ul>\n" if problems else "")
         + "<h2>Exercises</h2>\n<table><tr><th>exercise</th><th>points</th><th>result</th><th>why</th></tr>\n"
         + "\n".join(rows)
@@ -111,6 +122,12 @@ def to_html(report: dict) -> str:
         + (f"<h2>Cells that raised an error</h2><ul>{errors}</ul>\n" if errors else "")
         + "</body></html>\n"
     )
+
+
+def _html_grade_id(cell_error: dict) -> str:
+    """', grade_id <code>ch03_mul</code>' for a cell error of an exercise's cell, as the .md says it."""
+    grade_id = cell_error.get("grade_id")
+    return f", grade_id <code>{html.escape(grade_id)}</code>" if grade_id else ""
 
 
 def _where(cell_error: dict) -> str:
@@ -134,6 +151,34 @@ def write_reports(report: dict, base: Path) -> None:
     partial.replace(report_file(base, ".json"))
 
 
+def remove_orphaned_views(report_dir: Path) -> list[Path]:
+    """Remove the .md and .html reports whose .json is gone, and return their paths without suffix.
+
+    The .json is the report (the summary lists the .json files): one deleted to drop a submission or
+    to grade it again, or never written (a grading stopped half-way), leaves .md and .html files
+    that must not be sent to the student as a grade. Other .md and .html files stay.
+    """
+    removed = set()
+    for view in sorted([*Path(report_dir).rglob("*.md"), *Path(report_dir).rglob("*.html")]):
+        base = view.with_suffix("")
+        if not report_file(base, ".json").exists() and _is_view(view):
+            view.unlink(missing_ok=True)
+            removed.add(base)
+    return sorted(removed)
+
+
+def _is_view(path: Path) -> bool:
+    """True for a .md or .html file that markdown() or to_html() wrote (told by its first lines)."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            start = f.read(4096)
+    except (OSError, UnicodeDecodeError):
+        return False
+    if path.suffix == ".md":
+        return start.startswith("# ") and "\n\nSubmission: `" in start
+    return start.startswith("<!DOCTYPE html>") and "<p>Submission: <code>" in start
+
+
 PLAIN = ("passed", "failed", "not_solved")  # the statuses an exercise's points say all about
 REPORT_KEYS = {"submission", "status", "score", "max_score", "exercises", "problems"}
 
@@ -155,47 +200,51 @@ def write_summary(reports: list[dict], path: Path) -> None:
     """The class summary: one row per submission, a column per exercise (its points, the columns in
     the order of exercise_columns, whichever students are listed).
 
-    UTF-8 with a byte order mark, so that spreadsheet programs read accented names right.
+    UTF-8 with a byte order mark, so that spreadsheet programs read accented names right. Written
+    whole or not at all: into summary.csv.partial, which then replaces summary.csv, so a run stopped
+    while writing it (Ctrl-C, SIGTERM, a full disk) leaves the last complete summary.
     """
     exercise_ids = exercise_columns(reports)
+    header = ["student", "submission", "chapter", "status", "late", "score", "max_score", *exercise_ids]
+    rows = [header + ["look at", "notes"]]
     by_student = _submissions_per_student(reports)
+    rows += [_summary_row(r, exercise_ids, by_student) for r in _in_class_order(reports)]
     path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "w", newline="", encoding="utf-8-sig") as f:
-        writer = csv.writer(f)
-        writer.writerow(
-            [
-                "student",
-                "submission",
-                "chapter",
-                "status",
-                "score",
-                "max_score",
-                *exercise_ids,
-                "look at",
-                "notes",
-            ]
-        )
-        for r in sorted(
-            reports,
-            key=lambda r: (_natural(r.get("student", "")), r.get("chapter") or "", _natural(r["submission"])),
-        ):
-            points = {ex["id"]: ex["points"] for ex in r["exercises"]}
-            row = [r.get("student", ""), r["submission"], r.get("chapter") or "", r["status"], r["score"]]
-            look_at = _look_at(r)
-            same = by_student.get((r.get("student"), r.get("chapter")), [])
-            if len(same) > 1:
-                others = shortened([s for s in same if s != r["submission"]])
-                what = r.get("chapter") or "this file"
-                look_at.append(f"one of {len(same)} submissions of {what} by this student (also {others})")
-            writer.writerow(
-                [
-                    *[_as_text(value) for value in row],
-                    r["max_score"],
-                    *[points.get(i, "") for i in exercise_ids],
-                    _as_text("; ".join(look_at)),
-                    _as_text("; ".join(r["problems"])),
-                ]
-            )
+    partial = path.with_name(path.name + ".partial")
+    try:
+        with open(partial, "w", newline="", encoding="utf-8-sig") as f:
+            csv.writer(f).writerows(rows)
+        partial.replace(path)
+    finally:
+        partial.unlink(missing_ok=True)
+
+
+def _in_class_order(reports: list[dict]) -> list[dict]:
+    """The reports by student (in natural order), chapter and submission."""
+    return sorted(
+        reports,
+        key=lambda r: (_natural(r.get("student", "")), r.get("chapter") or "", _natural(r["submission"])),
+    )
+
+
+def _summary_row(r: dict, exercise_ids: list[str], by_student: dict) -> list:
+    """One submission's row of the summary (text that a spreadsheet would run as a formula made text)."""
+    points = {ex["id"]: ex["points"] for ex in r["exercises"]}
+    late = "yes" if r.get("late") else ""
+    row = [r.get("student", ""), r["submission"], r.get("chapter") or "", r["status"], late, r["score"]]
+    look_at = _look_at(r)
+    same = by_student.get((r.get("student"), r.get("chapter")), [])
+    if len(same) > 1:
+        others = shortened([s for s in same if s != r["submission"]])
+        what = r.get("chapter") or "this file"
+        look_at.append(f"one of {len(same)} submissions of {what} by this student (also {others})")
+    return [
+        *[_as_text(value) for value in row],
+        r["max_score"],
+        *[points.get(i, "") for i in exercise_ids],
+        _as_text("; ".join(look_at)),
+        _as_text("; ".join(r["problems"])),
+    ]
 
 
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")  # what spreadsheet programs read as a formula

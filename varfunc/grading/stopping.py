@@ -4,7 +4,9 @@ the reports already written stay, so running the same command again resumes wher
 
 Ctrl-C reaches every process of the terminal's process group: the parent (``grade_class``) gets a
 KeyboardInterrupt, each grading process ignores it and waits for the parent's SIGTERM, on which it
-kills its kernel (which runs in a session of its own, out of Ctrl-C's reach) and exits.
+kills its kernel (which runs in a session of its own, out of Ctrl-C's reach) and exits. A SIGTERM
+that arrives while a kernel is being launched waits until the launch is done: before then the
+kernel's process runs, but its process group, which ``kill_kernels`` ends, is not known yet.
 """
 
 from __future__ import annotations
@@ -13,14 +15,60 @@ import os
 import shutil
 import signal
 import threading
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
+from functools import partial
 from multiprocessing.process import BaseProcess
 from typing import Any
 
-from .execute import kill_kernels
-
 STOP_WAIT = 10  # seconds a grading process gets to kill its kernel before it is killed itself
+_KERNELS: list = []  # the nbclient clients whose kernels this process runs now (kill_kernels ends them)
+
+
+@dataclass
+class _Launch:
+    """Whether a kernel is being launched now, and the stop that waits for the launch to end."""
+
+    active: bool = False
+    stop: Callable[[], None] | None = None
+
+
+_LAUNCH = _Launch()
+
+
+@contextmanager
+def running(client: Any) -> Iterator[None]:
+    """While inside, kill_kernels ends the kernel of client (an nbclient NotebookClient)."""
+    _KERNELS.append(client)
+    try:
+        yield
+    finally:
+        _KERNELS.remove(client)
+
+
+def kill_kernels() -> None:
+    """Kill the kernels this process runs, with all they started (a grading process told to stop)."""
+    for client in list(_KERNELS):
+        group = getattr(getattr(client.km, "provisioner", None), "pgid", None)  # set once it launched
+        if group and hasattr(os, "killpg"):
+            try:
+                os.killpg(group, signal.SIGKILL)
+            except OSError:
+                pass
+
+
+@contextmanager
+def launching() -> Iterator[None]:
+    """While inside (a kernel being launched), a grading process told to stop waits, and stops on leaving."""
+    _LAUNCH.active = True
+    try:
+        yield
+    finally:
+        _LAUNCH.active = False
+        stop, _LAUNCH.stop = _LAUNCH.stop, None
+        if stop is not None:
+            stop()
 
 
 class Stopped(KeyboardInterrupt):
@@ -67,6 +115,9 @@ def obey_the_parent(scratch: str) -> None:
     scratch folder and exit at once."""
 
     def stop(signum: int, frame: Any) -> None:
+        if _LAUNCH.active:  # the new kernel's process group is not known yet: stop once it is
+            _LAUNCH.stop = partial(stop, signum, frame)
+            return
         kill_kernels()
         shutil.rmtree(scratch, ignore_errors=True)
         os._exit(128 + signum)

@@ -1,0 +1,58 @@
+"""A submission keeps at most --max-output MiB of outputs: a cell that prints without end filled the
+grading process's memory. Past the limit its outputs are dropped, the verdicts of the grader's
+runner cells kept (the points stay right), and the report says so, naming the cell."""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+
+import pytest
+
+nbformat = pytest.importorskip("nbformat")
+pytest.importorskip("nbclient")
+pytest.importorskip("ipykernel")
+
+from varfunc.grading.execute import execute  # noqa: E402
+from varfunc.grading.grade import GradeOptions, grade_submission  # noqa: E402
+from varfunc.grading.hidden import RUNNER_MARK, VERDICT_MIME  # noqa: E402
+from varfunc.grading.kernels import text_size  # noqa: E402
+
+pytestmark = pytest.mark.slow  # starts Jupyter kernels
+
+REPO = Path(__file__).resolve().parents[1]
+SOURCE = REPO / "notebooks" / "03_functions_and_the_forward_graph.ipynb"
+LOUD = "for _ in range(8):\n    print('x' * 250_000, flush=True)\n"  # 2 million characters
+LIMIT_MIB = 0.5
+VERDICT = (
+    f"{RUNNER_MARK} a runner\n"
+    "from IPython.display import display\n"
+    f"display({{{VERDICT_MIME!r}: {{'exercise': 'ch03.mul', 'passed': True}}}}, raw=True)\n"
+)
+
+
+def test_outputs_past_the_limit_are_dropped_but_not_the_verdicts(tmp_path):
+    cells = [LOUD, VERDICT, "print('after')", "print('x' * 1000)"]
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(source) for source in cells])
+    runs = execute(nb, tmp_path, cell_timeout=30, notebook_timeout=60, max_output_mib=LIMIT_MIB)
+    assert [run.status for run in runs] == ["ok"] * 4
+    kept = sum(text_size(output) for run in runs for output in run.outputs)
+    assert kept <= LIMIT_MIB * 2**20
+    assert [run.cut for run in runs] == [True, False, True, True]
+    assert [VERDICT_MIME in output.get("data", {}) for output in runs[1].outputs] == [True]
+
+
+def test_a_loud_notebook_keeps_its_points_and_its_report_says_what_was_dropped(tmp_path):
+    nb = copy.deepcopy(nbformat.read(SOURCE, as_version=4))
+    nb.cells.insert(3, nbformat.v4.new_code_cell(LOUD))
+    path = tmp_path / "alice" / SOURCE.name
+    path.parent.mkdir()
+    nbformat.write(nb, path)
+    options = GradeOptions(cell_timeout=60, notebook_timeout=300, max_output_mib=LIMIT_MIB)
+    report = grade_submission(path, options)
+    assert report["score"] == report["max_score"] > 0, report["exercises"]
+    note = (
+        "the notebook's outputs passed the grader's limit of 0.5 MiB (--max-output): what cell 4 "
+        "(counting from 1) and the cells after it printed or showed past it was dropped"
+    )
+    assert any(problem.startswith(note) for problem in report["problems"]), report["problems"]
