@@ -240,3 +240,16 @@ def test_a_cell_magics_exercise_cell_that_raised_fails_its_check(shell, capsys):
     cell(shell, "%%time\nundefined_name\n" + WRONG)  # NameError before the new make_param
     out = checked(shell, capsys, "ch02.make_param")
     assert "your exercise cell raised NameError the last time it ran" in out, out
+
+
+@pytest.mark.parametrize("typo", ["none", "Flase"])
+def test_a_typo_in_a_prediction_that_held_none_says_the_cell_raised(shell, capsys, typo):
+    """None (and True, 3) is the same object when bound again, so the value alone could not tell that
+    the new run never bound it: the check graded the earlier run's answer, blaming the cell's text."""
+    cell(shell, "predicted_a_grad = [3.5, 4.5]\npredicted_b_grad = None")
+    cell(shell, f"predicted_a_grad = [3.5, 4.5]\npredicted_b_grad = {typo}")  # a NameError on line 2
+    out = checked(shell, capsys, "ch02.predict_grad")
+    assert "your exercise cell raised NameError the last time it ran" in out, out
+    assert "only see the predicted_b_grad from an earlier run" in out and "predicted_a_grad" not in out, out
+    cell(shell, "predicted_a_grad = [3.5, 4.5]\npredicted_b_grad = None\nprint(undefined_name)")
+    assert "the last time it ran" not in checked(shell, capsys, "ch02.predict_grad")  # bound, then raised

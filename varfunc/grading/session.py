@@ -16,13 +16,14 @@ no session and nothing changes.
 
 from __future__ import annotations
 
+import ast
 import os
 import sys
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from .bindings import names_bound_by
+from .bindings import bound_names, names_bound_by
 from .guard import GUARD_ENV, Snapshot
 from .names import shortened
 
@@ -91,7 +92,7 @@ class Session:
             for name, value in finished.before.items():
                 outer.before.setdefault(name, value)
             return
-        self._record(finished.before, error, result.execution_count)
+        self._record(finished.before, error, result.execution_count, getattr(finished.info, "raw_cell", ""))
 
     def _finished(self, info: Any) -> _Running | None:
         """The running cell that info describes, taken off the stack (with any left open inside it)."""
@@ -102,14 +103,32 @@ class Session:
         del self._running[depths[-1] :]
         return finished
 
-    def _record(self, before: dict[str, Any], error: BaseException | None, cell: int | None) -> None:
+    def _record(
+        self, before: dict[str, Any], error: BaseException | None, cell: int | None, source: str
+    ) -> None:
         """Keep a failure for each name the cell did not bind anew before it raised; forget the rest."""
         for name, value in before.items():
             now = self.shell.user_ns.get(name, MISSING)
-            if error is not None and now is value and not _same_when_bound_again(now):
+            if error is not None and now is value and not self._bound_before(error, name, now, source):
                 self.failed[name] = FailedRun(type(error).__name__, cell, value)
             else:
                 self.failed.pop(name, None)
+
+    def _bound_before(self, error: BaseException, name: str, value: Any, source: str) -> bool:
+        """Whether the cell bound name again before it raised, for a name that holds what it held.
+
+        Only a value that binding may give back as the very same object (None, True, 3) leaves a
+        doubt; then the line that raised tells: a statement binding name that ended before it ran.
+        """
+        if not _same_when_bound_again(value):
+            return False
+        if isinstance(error, SyntaxError):  # the cell could not be compiled: nothing in it ran
+            return False
+        raised_at = _cell_line(error, self.shell.user_ns)
+        bound_at = _lines_binding(source, name)
+        if raised_at is None or bound_at is None:  # not known: the cell's run is graded as it left it
+            return True
+        return any(end < raised_at for end in bound_at)
 
     def stale(self, names: Iterable[str], namespace: dict) -> dict[str, FailedRun]:
         """The names whose cell raised the last time it ran, and which still hold what they held then."""
@@ -134,6 +153,30 @@ class Session:
 def _last_shown() -> BaseException | None:
     """The error whose traceback IPython showed last (it keeps it as sys.last_exc, or last_value)."""
     return getattr(sys, "last_exc", None) or getattr(sys, "last_value", None)
+
+
+def _cell_line(error: BaseException, user_ns: dict) -> int | None:
+    """The line of the cell's own code at which error was raised (None when no cell frame is found)."""
+    line, tb = None, error.__traceback__
+    while tb is not None:
+        frame = tb.tb_frame
+        if frame.f_globals is user_ns and frame.f_code.co_name == "<module>":
+            line = tb.tb_lineno
+        tb = tb.tb_next
+    return line
+
+
+def _lines_binding(source: str, name: str) -> list[int] | None:
+    """The last lines of the cell's top-level statements that bind name; None if it is not Python."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return None
+    return [
+        statement.end_lineno or statement.lineno
+        for statement in tree.body
+        if name in (bound_names(ast.get_source_segment(source, statement) or "") or ())
+    ]
 
 
 def _same_when_bound_again(value: Any) -> bool:
