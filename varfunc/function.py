@@ -153,8 +153,8 @@ class Function(FunctionHooks, DirtyInputs, GradientChecks, ModernFunctionNames):
         raw_outputs = result if type(result) is tuple else (result,)
         if copies is not None:  # a Function you wrote: no unmarked input changed, none kept writable
             self._check_forward(input, arrays, raw_outputs, copies)
-        dirty = self.dirty_tensors
-        if dirty is not None or self.non_differentiable is not None:
+        dirty, marked = self.dirty_tensors, self.non_differentiable
+        if dirty is not None or marked is not None:
             try:
                 self._check_declared(input, raw_outputs, dirty)
             except VarfuncError as error:  # refused: a Function you wrote gets its inputs put back
@@ -192,7 +192,7 @@ class Function(FunctionHooks, DirtyInputs, GradientChecks, ModernFunctionNames):
                 self.output_ids = {id(outputs[0]): 0}
             else:
                 self.output_ids = {id(v): i for i, v in enumerate(outputs)}
-            if self.non_differentiable is not None:
+            if marked is not None:
                 self._mark_outputs_non_differentiable(outputs, raw_outputs)
             if self.to_save is not None:
                 self._save(input, arrays, outputs, raw_outputs)
