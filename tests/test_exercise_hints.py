@@ -157,6 +157,28 @@ def test_training_loop_hints_say_where_the_losses_part_not_the_order_of_the_call
 
 
 @pytest.mark.parametrize(
+    "ending, says",
+    [
+        ("    pass\n", "train_losses returned None: end it with return losses"),
+        ("    return np.array(losses)\n", "return the list itself, not a ndarray made from it"),
+    ],
+    ids=["no return", "an array"],
+)
+def test_a_training_loop_that_returns_no_list_is_not_told_about_loss_variables(ending, says):
+    """Before: both got "append loss.item() (a float), not the loss Variable", though they had."""
+    steps = (
+        "optimizer.zero_grad()",
+        "loss = nn.cross_entropy(model(x), y)",
+        "loss.backward()",
+        "optimizer.step()",
+    )
+    right = ch08._loop(*steps)
+    assert verdict("ch08.training_loop", right).passed
+    result = verdict("ch08.training_loop", right.replace("    return losses\n", ending))
+    assert not result.passed and says in result.hint, str(result)
+
+
+@pytest.mark.parametrize(
     "exercise_id, namespace, expected",
     [
         ("ch10.double_count", {"wrong_orders": {"naive"}, "naive_grad_a": "thirty-two"}, "a number"),

@@ -102,14 +102,23 @@ def check_describe(ns: dict) -> None:
     for case, variable, expected in cases:
         with running(f"describe({case})"):
             got = describe(variable)
-        expect_equal(f"describe({case})", got, expected, _describe_hint(variable, got))
+        expect_equal(f"describe({case})", got, expected, _describe_hint(variable, got, expected))
 
 
-def _describe_hint(v: Variable, got: object) -> str:
-    """What the Variable of a failed case is made of, to compare with what describe made of it."""
+def _describe_hint(v: Variable, got: object, expected: str) -> str:
+    """What the Variable of a failed case is made of, to compare with what describe made of it; or
+    that describe found the right kind but wrote it another way."""
+    if got is None:
+        return "got None: did describe forget `return`? (print shows a string; return gives it back)"
     if not isinstance(got, str):
         return "return one of the four strings"
-    creator = "None" if v.creator is None else f"a {type(v.creator).__name__}"
+    if " ".join(got.split()).lower() == expected.lower():
+        return f"right kind; write exactly {expected!r}, as the exercise spells it (lower case)"
+    name = type(v.creator).__name__
+    if expected.startswith("computed by") and name in got and got.lower().startswith("computed by"):
+        return "right kind; use the class name alone, type(v.creator).__name__, with nothing after it"
+    article = "an" if name[0] in "AEIOU" else "a"
+    creator = "None" if v.creator is None else f"{article} {name}"
     return (
         f"this Variable has volatile={v.volatile}, requires_grad={v.requires_grad} and creator "
         f"{creator}: which of these decides what it is?"

@@ -66,8 +66,12 @@ def _operands(shape_a: tuple, shape_b: tuple, seed: int, away_from_zero: bool) -
 def _the_class(namespace: dict, name: str) -> type:
     cls = namespace[name]
     if not (isinstance(cls, type) and issubclass(cls, Function)):
+        made = "a class" if isinstance(cls, type) else f"a {type(cls).__name__}, not a class"
         raise CheckFailed(
-            f"{name} is not a Function subclass", "class " + name + "(Function)", type(cls).__name__
+            f"{name} is not a Function subclass",
+            f"class {name}(Function)",
+            f"{name} is {made}",
+            f"{name} must inherit Function: class {name}(Function):",
         )
     return cls
 
@@ -76,7 +80,7 @@ def _check_binary_op(namespace: dict, name: str, reference: Callable, formulas: 
     cls = _the_class(namespace, name)
     for seed, (shape_a, shape_b) in enumerate(SHAPES):
         case = f"{name} with a of shape {shape_a} and b of shape {shape_b}"
-        with running(case):
+        with running(case, _snippet(name, shape_a, shape_b)):
             _check_shapes(cls, case, seed, (shape_a, shape_b), reference, formulas, name == "Div")
     _check_float32_dtype(cls, name)
     _check_one_input_needs_grad(cls, name, reference, formulas)
@@ -85,6 +89,15 @@ def _check_binary_op(namespace: dict, name: str, reference: Callable, formulas: 
     a, b = np.array([1.0, 2.0, 3.0]), np.array([0.5, -2.0, 2.0])
     expect_nodes_independent(
         name, lambda u, v: cls()(u, v), [a, b], [b - 1.5, a + 1.0], lambda u, v: _EXACT_GRADS[name](u, v, 1.0)
+    )
+
+
+def _snippet(name: str, shape_a: tuple, shape_b: tuple) -> str:
+    """Code that runs one shape case in a notebook cell (operands of those shapes, values made up)."""
+    out = np.broadcast_shapes(shape_a, shape_b)
+    return (
+        f"a = Variable(np.full({shape_a}, 1.5)); b = Variable(np.full({shape_b}, -0.5)); "
+        f"{name}()(a, b).backward(np.ones({out}))"
     )
 
 

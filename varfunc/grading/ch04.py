@@ -11,7 +11,16 @@ from ..engine import ExecutionEngine
 from ..function import Function
 from ..variable import Variable
 from ..viz import GraphView, trace
-from .core import CheckFailed, exercise, expect_close, expect_equal, kit_code_refused, require, running
+from .core import (
+    SECRET,
+    CheckFailed,
+    exercise,
+    expect_close,
+    expect_equal,
+    kit_code_refused,
+    require,
+    running,
+)
 from .predictions import expect_written_by_hand
 
 _OWN_CODE = "write it with your own code: the exercise asks for what the engine's method does"
@@ -49,6 +58,11 @@ def _as_counts(name: str, value: Any) -> Any:
     return counts if counts == items else value  # 2.5 is not a count: int() would make it 2
 
 
+def _no_leaves(names: Any, params: dict) -> bool:
+    """True when names left out every leaf's name (params' keys)."""
+    return not any(name in names for name in params)
+
+
 @exercise(
     "ch04.dependencies",
     title="Predict the dependency counts and the order the engine pops",
@@ -70,7 +84,9 @@ def check_dependencies(namespace: dict) -> None:
         "the nodes in predicted_counts",
         sorted(got),
         sorted(expected),
-        f"one entry per Function the engine reaches ({len(expected)} of them), named as in the drawing",
+        f"one entry per Function the engine reaches ({len(expected)} of them"
+        f"{', the Leaf nodes too' if _no_leaves(got, params) else ''}), "
+        "named as in the drawing",
         secret=True,
     )
     for name in expected:
@@ -86,9 +102,18 @@ def check_dependencies(namespace: dict) -> None:
         raise CheckFailed(
             "predicted_order", "a list of names", "a str", 'list the names: ["Sum#5", ...], one string each'
         )
+    predicted_order = list(namespace["predicted_order"])
+    if len(predicted_order) != len(order):
+        raise CheckFailed(
+            "predicted_order (v0.1.3's ready stack)",
+            SECRET,
+            predicted_order,
+            f"your list has {len(predicted_order)} names; the engine pops {len(order)}"
+            f"{' (the Leaf nodes too)' if _no_leaves(predicted_order, params) else ''}: one name per pop",
+        )
     expect_equal(
         "predicted_order (v0.1.3's ready stack)",
-        list(namespace["predicted_order"]),
+        predicted_order,
         order,
         "the ready list is a stack: the Function pushed last is popped first",
         secret=True,
@@ -264,10 +289,23 @@ def _check_two_slots_of_one_buffer(add_grad: Callable, need_copy: set, hint: str
         add_grad(need_copy, pair, 1, right)
         add_grad(need_copy, pair, 0, np.array([10.0]))
         add_grad(need_copy, pair, 1, np.array([20.0]))
+    if _holds(pair[0], [22.0]) and _holds(pair[1], [11.0]):
+        raise CheckFailed(
+            f"{setup}: slot 0",
+            np.array([11.0]),
+            pair[0],
+            "slot 0 got the gradients meant for slot 1, and slot 1 those for slot 0: write to "
+            "buffer[output_nr], the slot output_nr names (Python counts from 0), not another index",
+        )
     expect_close(f"{setup}: slot 0", pair[0], [11.0], _slot_hint(pair[0], [10.0], hint))
     expect_close(f"{setup}: slot 1", pair[1], [22.0], _slot_hint(pair[1], [20.0], hint))
     expect_close(f"{setup}: the array [1] itself", left, [1.0], hint)
     expect_close(f"{setup}: the array [2] itself", right, [2.0], hint)
+
+
+def _holds(got: Any, values: list) -> bool:
+    """True when got is an array of these values."""
+    return isinstance(got, np.ndarray) and got.shape == np.shape(values) and np.allclose(got, values)
 
 
 def _check_three_gradients(add_grad: Callable, need_copy: set, hint: str) -> None:

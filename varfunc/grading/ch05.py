@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import GradcheckError
+from ..errors import GradcheckError, ShapeError
 from ..functions import utils
 from ..functions.pointwise import Sigmoid
 from ..functions.utils import sum_to_shape
@@ -20,19 +20,33 @@ from .core import (
     expect_close,
     expect_equal,
     kit_code_refused,
+    raise_with_hint,
     running,
 )
-from .in_place import expect_nodes_independent
+from .in_place import expect_in_place_changes_caught, expect_nodes_independent
 
 
-def _gradcheck(case: str, fn: Any, inputs: list, hint: str) -> None:
-    """CheckFailed with gradcheck's first table lines when backward disagrees with central differences."""
+def _gradcheck(case: str, fn: Any, inputs: list, hint: str, snippet: str = "", shape_hint: str = "") -> None:
+    """CheckFailed with gradcheck's first table lines when backward disagrees with central differences;
+    shape_hint for a ShapeError or NumPy's shape mismatch raised meanwhile."""
     try:
-        with running(case):
+        with running(case, snippet):
             gradcheck(fn, inputs)
     except GradcheckError as error:
         lines = str(error).splitlines()
         raise CheckFailed(case, "gradcheck passes", " | ".join(lines[:3]), hint) from None
+    except ValueError as error:  # ShapeError is one too
+        if shape_hint and (
+            isinstance(error, ShapeError) or "mismatch" in str(error) or "shape" in str(error)
+        ):
+            raise_with_hint(error, shape_hint)
+        raise
+
+
+def _call(name: str, *shapes: tuple) -> str:
+    """Code that runs name on operands of these shapes and backward, in a notebook cell (values made up)."""
+    operands = ", ".join(f"Variable(np.full({shape}, {0.5 + k}))" for k, shape in enumerate(shapes))
+    return f"y = {name}()({operands}); y.backward(np.ones(y.shape))"
 
 
 @exercise("ch05.sigmoid", title="MySigmoid: backward from the saved output", points=2, needs=("MySigmoid",))
@@ -90,7 +104,13 @@ def _check_sigmoid(MySigmoid: Any) -> None:
     rng = np.random.default_rng(5)
     for shape in [(3, 4), (5,), ()]:
         x = rng.normal(size=shape) * 2
-        _gradcheck(f"gradcheck on shape {shape}", lambda v: MySigmoid()(v), [x], _sigmoid_hint(MySigmoid))
+        _gradcheck(
+            f"gradcheck on shape {shape}",
+            lambda v: MySigmoid()(v),
+            [x],
+            _sigmoid_hint(MySigmoid),
+            _call("MySigmoid", shape),
+        )
     _check_backward_reads_saved_tensors(MySigmoid, a)
     _check_gradient_far_from_0(MySigmoid)
 
@@ -216,14 +236,14 @@ def _check_broadcast(my_sum_to_shape: Any, BroadcastMul: Any, hint: str) -> None
     with kit_code_refused(switched_off, hint, (utils, "sum_to_shape")):
         for (grad_shape, shape), grad, reference in zip(cases, grads, references):
             case = f"my_sum_to_shape(grad of shape {grad_shape}, {shape})"
-            with running(case):
+            with running(case, f"my_sum_to_shape(np.ones({grad_shape}), {shape})"):
                 got = my_sum_to_shape(grad, shape)
             expect_close(case, got, reference, _sum_hint(grad_shape, grad, got))
         pairs = [((3, 1), (4,)), ((2, 3), ()), ((2, 3), (2, 3)), ((1, 3), (2, 1)), ((4,), (2, 3, 4))]
         for shape_a, shape_b in pairs:
             a, b = rng.normal(size=shape_a), rng.normal(size=shape_b)
             case = f"BroadcastMul forward, shapes {shape_a} and {shape_b}"
-            with running(case):
+            with running(case, _call("BroadcastMul", shape_a, shape_b)):
                 got = BroadcastMul()(Variable(a), Variable(b))
             expect_close(case, got, a * b, "forward is a * b")
             _gradcheck(
@@ -231,6 +251,7 @@ def _check_broadcast(my_sum_to_shape: Any, BroadcastMul: Any, hint: str) -> None
                 lambda u, v: BroadcastMul()(u, v),
                 [a, b],
                 "grad_a = g * b and grad_b = g * a, each summed back to its input's shape",
+                _call("BroadcastMul", shape_a, shape_b),
             )
     a, b = rng.normal(size=(2, 3)), rng.normal(size=(3,))
     expect_nodes_independent(  # after the switch-off: the sums and Add of this graph call sum_to_shape
@@ -254,6 +275,12 @@ def _sum_hint(grad_shape: tuple, grad: np.ndarray, got: Any) -> str:
     return "sum over the extra leading dims, then (keeping dims) over dims where shape has 1"
 
 
+_MATMUL_SHAPES = (
+    "each gradient has its input's shape: grad_a is (n x m), grad_b is (m x p); which product of g "
+    "(n x p) with the other input, transposed or not, gives that shape?"
+)
+
+
 @exercise("ch05.matmul", title="MyMatmul: the two matrix gradients", points=3, needs=("MyMatmul",))
 def check_matmul(ns: dict) -> None:
     """gradcheck on square and non-square matrices, the dtype of a float32 product, None for an input
@@ -262,15 +289,16 @@ def check_matmul(ns: dict) -> None:
     rng = np.random.default_rng(7)
     for n, m, p in [(2, 3, 4), (3, 3, 3), (1, 5, 1), (4, 2, 3)]:
         a, b = rng.normal(size=(n, m)), rng.normal(size=(m, p))
-        with running(f"forward ({n}x{m}) @ ({m}x{p})"):
+        with running(f"forward ({n}x{m}) @ ({m}x{p})", _call("MyMatmul", (n, m), (m, p))):
             got = MyMatmul()(Variable(a), Variable(b))
-        expect_close(f"forward ({n}x{m}) @ ({m}x{p})", got, a @ b)
+        expect_close(f"forward ({n}x{m}) @ ({m}x{p})", got, a @ b, "forward is the matrix product a @ b")
         _gradcheck(
             f"gradcheck ({n}x{m}) @ ({m}x{p})",
             lambda u, v: MyMatmul()(u, v),
             [a, b],
-            "each gradient has its input's shape: grad_a is (n x m), grad_b is (m x p); which product "
-            "of g (n x p) with the other input, transposed or not, gives that shape?",
+            _MATMUL_SHAPES,
+            _call("MyMatmul", (n, m), (m, p)),
+            _MATMUL_SHAPES,
         )
     case = "forward (2x3) @ (3x4) of float32 matrices"
     with running(case):
@@ -299,7 +327,11 @@ def check_matmul(ns: dict) -> None:
     for needs_a, needs_b in [(True, False), (False, True)]:
         case = f"backward called directly, with only input {0 if needs_a else 1} requiring grad"
         fn = MyMatmul()
-        with running(case):
+        snippet = (
+            f"fn = MyMatmul(); fn(Variable(np.ones((2, 3)), requires_grad={needs_a}), "
+            f"Variable(np.ones((3, 4)), requires_grad={needs_b})); fn.backward(np.ones((2, 4)))"
+        )
+        with running(case, snippet):
             out = fn(Variable(a, requires_grad=needs_a), Variable(b, requires_grad=needs_b))
             grads = fn.backward(np.ones(out.shape))
         if not isinstance(grads, tuple) or len(grads) != 2:
@@ -317,6 +349,13 @@ def check_matmul(ns: dict) -> None:
                     "NoneType",
                     "return None where self.needs_input_grad[i] is False (skip the product)",
                 )
+    expect_in_place_changes_caught(
+        "MyMatmul",
+        lambda u, v: MyMatmul()(u, v),
+        [a, b],
+        [np.ones((2, 4)) @ b.T, a.T @ np.ones((2, 4))],
+        ("a", "b"),
+    )
     expect_nodes_independent(
         "MyMatmul",
         lambda u, v: MyMatmul()(u, v),

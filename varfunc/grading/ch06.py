@@ -9,7 +9,7 @@ import numpy as np
 from ..errors import VarfuncError
 from ..variable import Variable
 from .core import SECRET, CheckFailed, as_numbers, exercise, expect_close, expect_equal, require, running
-from .predictions import expect_written_by_hand, predictions_wrong
+from .predictions import expect_written_by_hand, predictions_wrong, set_hint
 
 # The snippets of the in-place exercise: the notebook prints them from here, and the check runs them.
 INPLACE_SNIPPETS = {
@@ -121,7 +121,8 @@ def _check_hook_on_a_sum(make_clip_hook: Any) -> None:
     log: list = []
     seed = np.array([5.0, -7.0, 0.5])
     with running(case):
-        s.register_hook("clip", make_clip_hook(1.0, log))
+        hook = make_clip_hook(1.0, log)
+        s.register_hook("clip", hook)
         s.backward(seed)
     hint = _clip_hint(a.grad, [5.0, -7.0, 0.5], 1.0)
     for name, leaf in (("a", a), ("b", b)):
@@ -132,9 +133,21 @@ def _check_hook_on_a_sum(make_clip_hook: Any) -> None:
         [5.0, -7.0, 0.5],
         "don't clip in place: the root's gradient is the very array passed to backward; return a new one",
     )
-    expect_close(
-        "log after one backward", np.asarray(log, dtype=float), [7.0], "append max |g|, before clipping"
-    )
+    expect_close("log after one backward", np.asarray(log, dtype=float), [7.0], _log_hint(hook, log))
+
+
+def _log_hint(hook: Any, log: list) -> str:
+    """What to append, or, where the log given stayed empty while the hook kept a list of its own, to
+    append to the given one."""
+    if not log and any(
+        isinstance(cell.cell_contents, list) and cell.cell_contents is not log
+        for cell in getattr(hook, "__closure__", None) or ()
+    ):
+        return (
+            "the log list given to make_clip_hook is still empty: append to it, don't make a new list "
+            "(log = [] inside make_clip_hook makes one that the caller never sees)"
+        )
+    return "append max |g|, before clipping"
 
 
 def _check_hook_on_one_leaf(make_clip_hook: Any) -> None:
@@ -234,7 +247,7 @@ def check_inplace(ns: dict) -> None:
             "predicted_raises",
             "a set of letters like {'A', 'C'}",
             type(predicted).__name__,
-            "one string per snippet, in a set: {'A', 'C'}, not 'AC' or 'A, C'",
+            set_hint(predicted, "one string per snippet, in a set: {'A', 'C'}, not 'AC' or 'A, C'"),
         )
     predicted = {str(letter).strip().upper() for letter in predicted}
     unknown = sorted(predicted - set(INPLACE_SNIPPETS))

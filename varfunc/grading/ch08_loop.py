@@ -32,6 +32,15 @@ _INPUT_HINT = (
 )
 
 
+def _result_hint(got: Any) -> str:
+    """What to change when train_losses gave something other than a list of floats."""
+    if got is None:
+        return "train_losses returned None: end it with return losses"
+    if not isinstance(got, list):
+        return f"return the list itself, not a {type(got).__name__} made from it"
+    return "append loss.item() (a float), not the loss Variable"
+
+
 def _reference_losses(model: Sequential, optimizer: object, X: np.ndarray, y: np.ndarray, steps: int) -> list:
     x = Variable(X, requires_grad=False)
     losses = []
@@ -81,7 +90,7 @@ def check_training_loop(ns: dict) -> None:
                 f"{case}: the result",
                 "a list of Python floats",
                 type(got).__name__ if not isinstance(got, list) else [type(v).__name__ for v in got],
-                "append loss.item() (a float), not the loss Variable",
+                _result_hint(got),
             )
         hint = _STALE_HINT if case == _STALE else _losses_hint(got, expected)
         expect_close(f"{case}: the losses, one per step", np.array(got), np.array(expected), hint)

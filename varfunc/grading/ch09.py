@@ -6,6 +6,7 @@ from typing import Any
 
 import numpy as np
 
+from ..variable import Variable
 from .core import NOT_SOLVED, SECRET, CheckFailed, exercise, expect_close, expect_equal, require, running
 from .fake_gpu import HOST_COPY, IMPLICIT_CONVERSION, MIXED_DEVICES, FakeGpuArray, fake_gpu
 from .predictions import expect_written_by_hand, predictions_wrong
@@ -81,6 +82,13 @@ _ONE_HOT_HINT = (
 def _one_hot_case(one_hot: Any, case: str, labels: list, num_classes: int) -> None:
     with running(case):
         got = one_hot(np.array(labels, dtype=np.int64), num_classes)
+    if isinstance(got, Variable):
+        raise CheckFailed(
+            case,
+            "a plain array",
+            "a Variable",
+            "one_hot returns a plain array, not a Variable: return the array",
+        )
     expected = np.zeros((len(labels), num_classes), dtype=np.float32)
     expected[np.arange(len(labels)), labels] = 1
     expect_close(case, got, expected, _ONE_HOT_HINT)

@@ -20,7 +20,7 @@ from .core import (
     require,
     running,
 )
-from .predictions import expect_written_by_hand
+from .predictions import expect_written_by_hand, set_hint
 
 
 def _holds_ellipsis(value: Any) -> bool:
@@ -64,7 +64,10 @@ def check_predict_modern(ns: dict) -> None:
     truth = _modern_graph()
     if not isinstance(predicted, dict):
         raise CheckFailed(
-            "predicted_next", "a dict {name: [(name or None, output_nr), ...]}", type(predicted)
+            "predicted_next",
+            "a dict {name: [(name or None, output_nr), ...]}",
+            type(predicted).__name__,
+            'one key per grad_fn: {"NameBackward0": [(next name or None, output_nr), ...], ...}',
         )
     names = sorted(k for k in truth if k != "AccumulateGrad")
     if "AccumulateGrad" in predicted:
@@ -82,6 +85,7 @@ def check_predict_modern(ns: dict) -> None:
         secret=True,
     )
     for name in names:
+        _expect_pairs(name, predicted[name])
         got = [tuple(edge) for edge in predicted[name]]
         expect_equal(
             f"{name}.next_functions",
@@ -91,6 +95,38 @@ def check_predict_modern(ns: dict) -> None:
             "'AccumulateGrad', an input that needs no gradient is (None, 0)",
             secret=True,
         )
+
+
+def _expect_pairs(name: str, edges: Any) -> None:
+    """CheckFailed saying the form when edges is not a list of (name or None, output_nr) pairs."""
+    case, form = f"{name}.next_functions", "a list of (name or None, output_nr) pairs"
+    if _is_pair(edges):
+        raise CheckFailed(case, form, edges, f"one pair alone still goes in a list: [{edges!r}]")
+    if not isinstance(edges, (list, tuple)):
+        raise CheckFailed(case, form, edges, f"write a list of pairs: [{_PAIR}, ...]")
+    for edge in edges:
+        if isinstance(edge, str):
+            hint = f"({edge!r}) is a string, not a pair (brackets alone make no tuple): write ({edge!r}, 0)"
+        elif edge is None or isinstance(edge, (int, np.integer)):
+            hint = f"{edge!r} alone is not a pair: each input's entry is {_PAIR}, such as (None, 0)"
+        elif not _is_pair(edge):
+            hint = f"each input's entry is one pair, {_PAIR}"
+        else:
+            continue
+        raise CheckFailed(case, form, edges, hint)
+
+
+_PAIR = "(name or None, output_nr)"
+
+
+def _is_pair(edge: Any) -> bool:
+    """True for a (name or None, output_nr) pair, as a tuple or a list."""
+    return (
+        isinstance(edge, (tuple, list))
+        and len(edge) == 2
+        and (edge[0] is None or isinstance(edge[0], str))
+        and isinstance(edge[1], (int, np.integer))
+    )
 
 
 # --- ch10.next_functions ----------------------------------------------------------------------------
@@ -166,6 +202,8 @@ def _first_difference(got: tuple, expected: tuple) -> str:
     for index, (pair, right) in enumerate(zip(got, expected)):
         if not (isinstance(pair, tuple) and len(pair) == 2):
             return f"pair {index} must be a tuple of two: (Function or None, output number)"
+        if isinstance(pair[0], str):
+            return f"pair {index}: return the Function objects, not their names (fn.previous_functions)"
         if pair[0] is None and right[0] is not None:
             return f"pair {index}: the Function needed input {index}'s gradient as it ran (needs_input_grad)"
         if pair[0] is not right[0]:
@@ -209,7 +247,9 @@ def check_double_count(ns: dict) -> None:
             "wrong_orders",
             f"a set of names from {sorted(known)}",
             predicted,
-            "a set of the names listed, one string each (set() if you think none is wrong)",
+            set_hint(
+                predicted, "a set of the names listed, one string each (set() if you think none is wrong)"
+            ),
         )
     expect_equal(
         "the orderings that give a wrong gradient for a",

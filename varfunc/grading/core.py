@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 
 from ..variable import Variable
+from .advice import STUB_MESSAGE, missing_hint, says_the_fix, stub_hint
 from .expect import (  # noqa: F401 - the chapters import the helpers for writing checks from here
     SECRET,
     CheckFailed,
@@ -39,8 +40,6 @@ from .session import FailedRun, session, stale_case
 REGISTRY: dict[str, Exercise] = globals().get("REGISTRY", {})
 RAISED = "your code raised an error"  # a verdict's case with nothing to expect, only what was raised
 NOT_SOLVED = "not solved yet"
-STUB_MESSAGE = "Your code here: replace this line with your solution."  # notebook.STUB raises it
-STUB_HINT = "replace the `raise NotImplementedError(...)` line with your code and run it"
 RUN_THE_CELL = "run the exercise cell above (after replacing its raise line)"
 
 
@@ -150,9 +149,7 @@ def evaluate(exercise_id: str, namespace: dict) -> Verdict:
     ex = lookup(exercise_id)
     missing = [name for name in ex.needs if name not in namespace]
     if missing:
-        return Verdict(
-            ex, False, f"{', '.join(missing)} not defined", hint="run the exercise cell above first"
-        )
+        return Verdict(ex, False, f"{', '.join(missing)} not defined", hint=missing_hint(missing, namespace))
     for name in ex.needs:
         borrowed = kits_own(namespace[name])
         if borrowed:
@@ -167,7 +164,12 @@ def evaluate(exercise_id: str, namespace: dict) -> Verdict:
     except NotImplementedError as error:
         if not _is_the_stubs(error):  # e.g. the kit's "MySigmoid has no backward()" for a misnamed method
             return raised_verdict(ex, error)
-        return Verdict(ex, False, NOT_SOLVED, hint=error.hint if isinstance(error, NotSolved) else STUB_HINT)
+        return Verdict(
+            ex,
+            False,
+            NOT_SOLVED,
+            hint=error.hint if isinstance(error, NotSolved) else stub_hint(ex.needs, namespace, error),
+        )
     except Exception as error:  # noqa: BLE001 - the student's code may raise anything
         return raised_verdict(ex, error)
     return Verdict(ex, True)
@@ -175,17 +177,30 @@ def evaluate(exercise_id: str, namespace: dict) -> Verdict:
 
 def raised_verdict(ex: Exercise, error: Exception) -> Verdict:
     """The verdict for an error the student's code raised, naming the case that ran it (running())."""
-    case = getattr(error, RUNNING_CASE, "")
+    case, snippet, hint = (getattr(error, name, "") for name in (RUNNING_CASE, RUNNING_SNIPPET, RAISED_HINT))
     case = case if isinstance(case, str) else ""
+    if not hint and says_the_fix(error):
+        hint = "the kit's error message (got) says what to change"
+    elif not hint and snippet:
+        hint = f"to see the traceback, run this in a new cell: {snippet}"
+    elif not hint:
+        hint = (
+            "run your code on that case's values yourself to see the traceback"
+            if case
+            else "run the exercise cell on a small example to see where it fails"
+        )
     return Verdict(
-        ex,
-        False,
-        f"{case}: {RAISED}" if case else RAISED,
-        got=f"{type(error).__name__}: {error}",
-        hint="run your code on that case's values yourself to see the traceback"
-        if case
-        else "run the exercise cell on a small example to see where it fails",
+        ex, False, f"{case}: {RAISED}" if case else RAISED, got=f"{type(error).__name__}: {error}", hint=hint
     )
+
+
+def raise_with_hint(error: Exception, hint: str) -> None:
+    """Give the verdict of error, which the student's code raised, this hint (innermost wins)."""
+    if not getattr(error, RAISED_HINT, ""):
+        try:
+            setattr(error, RAISED_HINT, hint)
+        except AttributeError:  # __slots__
+            pass
 
 
 MISSING_GRAD_OUTPUT = (
@@ -196,11 +211,14 @@ ROUNDED_TO_FLOAT32 = (
     "constant); keep the inputs' dtype"
 )
 RUNNING_CASE = "varfunc_check_case"  # the attribute running() gives an error raised in its block
+RUNNING_SNIPPET = "varfunc_check_snippet"  # code that runs the case in a notebook cell, from running()
+RAISED_HINT = "varfunc_check_hint"  # a check's own hint for the error (raise_with_hint)
 
 
 @contextmanager
-def running(case: str) -> Iterator[None]:
-    """Name the case that runs the block's code: an error raised there is reported with it (innermost)."""
+def running(case: str, snippet: str = "") -> Iterator[None]:
+    """Name the case that runs the block's code: an error raised there is reported with it (innermost),
+    and with snippet, code that runs the case in a cell (where the case names only random operands)."""
     try:
         yield
     except CheckFailed:
@@ -209,6 +227,7 @@ def running(case: str) -> Iterator[None]:
         if not hasattr(error, RUNNING_CASE):
             try:
                 setattr(error, RUNNING_CASE, case)
+                setattr(error, RUNNING_SNIPPET, snippet)
             except AttributeError:  # an exception class with __slots__: the verdict names no case
                 pass
         raise
@@ -274,8 +293,12 @@ def check(exercise_id: str, namespace: dict | None = None) -> None:
 def passes(exercise_id: str, namespace: dict | None = None) -> bool:
     """True when the exercise passes its check, run without printing: for cells that use the answer."""
     namespace = namespace if namespace is not None else _callers_namespace()
-    with redirect_stdout(io.StringIO()), redirect_stderr(io.StringIO()):
-        return notebook_verdict(exercise_id, namespace).passed
+    try:
+        with redirect_stdout(io.StringIO()), redirect_stderr(io.StringIO()):
+            return notebook_verdict(exercise_id, namespace).passed
+    except KeyboardInterrupt as interrupt:  # Ctrl-C stops the cell, as in check: one line, no traceback
+        print(interrupted(lookup(exercise_id), interrupt) + "; this cell stops here")
+        raise KeyboardInterrupt from None
 
 
 def notebook_verdict(exercise_id: str, namespace: dict) -> Verdict:
@@ -306,10 +329,14 @@ def _stale_verdict(ex: Exercise, stale: dict[str, FailedRun]) -> Verdict:
 
 
 def interrupted(ex: Exercise, interrupt: KeyboardInterrupt) -> str:
-    """'✘ ch03.mul interrupted while running your Mul on case ...: not checked'."""
+    """'✘ ch03.mul interrupted while running your Mul on case ...: it did not finish (an endless loop?);
+    not checked'."""
     case = getattr(interrupt, RUNNING_CASE, "")
     on_case = f" on case {case}" if isinstance(case, str) and case else ""
-    return f"✘ {ex.id} interrupted while running your {', '.join(ex.needs) or 'answer'}{on_case}: not checked"
+    return (
+        f"✘ {ex.id} interrupted while running your {', '.join(ex.needs) or 'answer'}{on_case}: it did not "
+        "finish (an endless loop?); not checked"
+    )
 
 
 def _callers_namespace() -> dict:

@@ -44,6 +44,7 @@ def expect_close(
     input and shows both values to 12 digits, where printed arrays would round them alike.
     secret: a prediction's answer, which the verdict must not show.
     """
+    expect_one_value(case, got)
     got_array = np.asarray(got.data if isinstance(got, Variable) else got)
     expected_array = np.asarray(expected)
     if got_array.shape != expected_array.shape:
@@ -53,6 +54,27 @@ def expect_close(
         if at is not None:
             case += ", " + _worst(got_array, expected_array, close, rtol, atol, at)
         raise CheckFailed(case, SECRET if secret else expected_array, got_array, hint)
+
+
+def expect_one_value(case: str, got: Any, answer: bool = False) -> None:
+    """CheckFailed where one array was expected but got is None (a function's missing return, or with
+    answer, a variable still None) or is the outputs of a Function that returned several arrays."""
+    if got is None:
+        hint = (
+            f"{case} is None: set it to the numbers you predict, as a list: [1.0, 2.0]"
+            if answer
+            else "got None: did the function forget `return`?"
+        )
+        raise CheckFailed(case, "an array" if not answer else "a list of numbers", None, hint)
+    if isinstance(got, tuple) and any(isinstance(item, Variable) for item in got):
+        creator = next((item.creator for item in got if isinstance(item, Variable) and item.creator), None)
+        call = f"{type(creator).__name__}()(...)" if creator is not None else "the call"
+        raise CheckFailed(
+            f"{case}: {call} gave {len(got)} outputs (a tuple)",
+            "one Variable",
+            f"a tuple of {len(got)}",
+            "forward returns one array here: return the result alone (return y), not a tuple",
+        )
 
 
 def _worst(got: Any, expected: Any, close: Any, rtol: float, atol: float, at: tuple[str, Any]) -> str:
@@ -81,6 +103,7 @@ def expect_equal(case: str, got: Any, expected: Any, hint: str = "", secret: boo
 
 def as_numbers(name: str, value: Any) -> np.ndarray:
     """A predicted list of numbers as a float array; CheckFailed saying the format when it is not one."""
+    expect_one_value(name, value, answer=True)
     try:
         return np.asarray(value, dtype=float)
     except (TypeError, ValueError):

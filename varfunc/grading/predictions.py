@@ -17,6 +17,7 @@ from __future__ import annotations
 import ast
 import builtins
 import math
+from typing import Any
 
 import numpy as np
 
@@ -145,3 +146,11 @@ def _root_names(node: ast.AST) -> set[str]:
 def predictions_wrong(wrong: int, total: int) -> str:
     """'1 of the 7 predictions is wrong', '3 of the 7 predictions are wrong'."""
     return f"{wrong} of the {total} predictions {'is' if wrong == 1 else 'are'} wrong"
+
+
+EMPTY_DICT = "{} is an empty dict; an empty set is set()"
+
+
+def set_hint(value: Any, hint: str) -> str:
+    """hint for a prediction that is no set, or EMPTY_DICT where it is {}, Python's empty dict."""
+    return EMPTY_DICT if isinstance(value, dict) and not value else hint
