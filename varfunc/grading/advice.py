@@ -44,6 +44,15 @@ def says_the_fix(error: Exception) -> bool:
     )
 
 
+def saved_nothing(error: Exception) -> bool:
+    """True for `a, b = self.saved_tensors` in a backward whose forward saved nothing."""
+    if not (isinstance(error, ValueError) and str(error).startswith("not enough values to unpack")):
+        return False
+    last = next((tb for tb in _tracebacks(error) if tb.tb_next is None), None)
+    owner = last.tb_frame.f_locals.get("self") if last is not None else None
+    return last.tb_frame.f_code.co_name == "backward" and getattr(owner, "saved_tensors", None) == ()
+
+
 def stub_hint(needs: tuple, namespace: dict, error: NotImplementedError) -> str:
     """STUB_HINT, naming the functions and methods that still raise the stub's error ('Mul.backward')."""
     left = [name for name in needs for name in _stubs_in(name, namespace.get(name))]

@@ -1,0 +1,76 @@
+"""What a refused answer is told when the student's code raised or was interrupted: one line for an
+endless loop, a snippet that runs the failing case, the kit's own message when it says the fix."""
+
+from __future__ import annotations
+
+import traceback
+
+import pytest
+from test_exercise_messages import function_class, verdict
+
+from varfunc.grading import check, passes
+from varfunc.grading.core import RAISED
+
+
+def _endless(values):
+    while True:
+        raise KeyboardInterrupt  # what Ctrl-C raises in an endless loop
+
+
+def test_ctrl_c_in_passes_prints_one_line_about_an_endless_loop_and_stops_the_cell(capsys):
+    with pytest.raises(KeyboardInterrupt) as interrupt:
+        passes("ch02.make_param", {"make_param": _endless})
+    out = capsys.readouterr().out
+    assert out.startswith("✘ ch02.make_param interrupted while running your make_param"), out
+    assert "did not finish (an endless loop?)" in out and out.count("\n") == 1, out
+    frames = [f.name for f in traceback.extract_tb(interrupt.value.__traceback__) if "varfunc" in f.filename]
+    assert frames == ["passes"]  # not the checks' own frames
+
+
+def test_ctrl_c_in_check_asks_about_an_endless_loop(capsys):
+    with pytest.raises(KeyboardInterrupt):
+        check("ch02.make_param", {"make_param": _endless})
+    assert "(an endless loop?)" in capsys.readouterr().out
+
+
+def test_code_that_raised_on_random_operands_gets_a_snippet_to_run():
+    source = function_class(
+        "Mul",
+        "self.save_for_backward(a, b)\nreturn a * b",
+        "a, b = self.saved_tensors\nreturn grad_output * b.T, grad_output * a",
+        "a, b",
+    )
+    result = verdict("ch03.mul", source)
+    assert result.case.endswith(RAISED), str(result)
+    assert result.hint.startswith("to see the traceback, run this in a new cell: a = Variable(np.full("), str(
+        result
+    )
+
+
+def test_the_kits_own_error_is_not_followed_by_the_generic_advice():
+    source = function_class(
+        "MySigmoid",
+        "y = 1 / (1 + np.exp(-a))\nself.save_for_backward(y)\nreturn y",
+        "(y,) = self.saved_tensors\ngrad_output *= y * (1 - y)\nreturn grad_output",
+    )
+    result = verdict("ch05.sigmoid", source)
+    assert result.hint == "the kit's error message (got) says what to change", str(result)
+
+
+def test_a_backward_unpacking_tensors_forward_never_saved_is_told_to_save_them():
+    """Before: the bare "not enough values to unpack (expected 2, got 0)" and generic advice."""
+    source = function_class(
+        "Div", "return a / b", "a, b = self.saved_tensors\nreturn grad_output / b, None", "a, b"
+    )
+    result = verdict("ch03.div", source)
+    assert "not enough values to unpack" in result.got, str(result)
+    assert result.hint.startswith("self.saved_tensors is empty: forward must pass"), str(result)
+
+
+def test_a_matmul_gradient_of_the_wrong_shape_gets_the_shape_hint():
+    backward = "a, b = self.saved_tensors\nreturn b.T @ grad_output, a.T @ grad_output"
+    result = verdict(
+        "ch05.matmul",
+        function_class("MyMatmul", "self.save_for_backward(a, b)\nreturn a @ b", backward, "a, b"),
+    )
+    assert result.case.endswith(RAISED) and "each gradient has its input's shape" in result.hint, str(result)
