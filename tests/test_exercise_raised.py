@@ -74,3 +74,13 @@ def test_a_matmul_gradient_of_the_wrong_shape_gets_the_shape_hint():
         function_class("MyMatmul", "self.save_for_backward(a, b)\nreturn a @ b", backward, "a, b"),
     )
     assert result.case.endswith(RAISED) and "each gradient has its input's shape" in result.hint, str(result)
+
+
+def test_a_huge_error_message_is_cut_in_the_verdict():
+    """Before: the whole message (a million characters here) went into the verdict and the report."""
+    source = function_class(
+        "Mul", "raise ValueError('x' * 1_000_000)", "return grad_output, grad_output", "a, b"
+    )
+    result = verdict("ch03.mul", source)
+    assert len(result.got) > 1_000_000 and len(str(result)) < 3_000, len(str(result))
+    assert "got:      'ValueError: xxx" in str(result) and "xxx...xxx" in str(result)

@@ -14,6 +14,7 @@ from __future__ import annotations
 import importlib
 import inspect
 import io
+import reprlib
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, redirect_stderr, redirect_stdout
 from dataclasses import dataclass, field
@@ -127,7 +128,14 @@ def show(value: Any) -> str:
         return np.array2string(data, precision=4, separator=", ", threshold=20).replace("\n", " ")
     if isinstance(data, float):
         return f"{data:.6g}"
-    return repr(data)
+    return _SHORT.repr(data)
+
+
+# What a verdict (and a grade report) shows of other values: a list of a million numbers, or an error
+# message as long, is cut ('...'), where repr would copy all of it into the report.
+_SHORT = reprlib.Repr()
+_SHORT.maxlist = _SHORT.maxtuple = _SHORT.maxset = _SHORT.maxfrozenset = _SHORT.maxdict = 20
+_SHORT.maxstring = _SHORT.maxother = _SHORT.maxlong = 2000
 
 
 def lookup(exercise_id: str) -> Exercise:
