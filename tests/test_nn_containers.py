@@ -70,9 +70,9 @@ def test_a_module_dict_is_a_dict():
     assert list(heads.keys()) == ["b"] and list(heads.parameters()) == []
     with pytest.raises(KeyError, match=r"ModuleDict has no module 'a'; it has \['b'\]"):
         heads["a"]
-    with pytest.raises(TypeError, match="names are strings"):
+    with pytest.raises(TypeError, match=r"ModuleDict\[0\] = ...: a name is a str, got 0"):
         heads[0] = nn.ReLU()
-    with pytest.raises(DTypeError, match="expected a Module, got int"):
+    with pytest.raises(DTypeError, match="expected a Module for 'c', got an int"):
         heads["c"] = 3
 
 

@@ -144,3 +144,13 @@ def test_one_score_per_row_is_cut_where_the_caller_says_never_by_a_guess_from_th
     X = np.random.default_rng(0).standard_normal((50, 2)).astype(np.float32)
     p = model(Variable(X)).data[:, 0]
     assert nn.accuracy(model(Variable(X)), (p > 0.5).astype(np.int64), threshold=0.5) == 1.0
+
+
+@pytest.mark.parametrize("loss", [nn.CrossEntropyLoss, nn.NLLLoss])
+def test_a_reduction_given_in_weights_place_is_refused_at_construction(loss):
+    """Before: accepted, then the first call said "weight must be numbers ... got dtype <U3"."""
+    with pytest.raises(
+        DTypeError, match=r"the first argument is weight \(class weights\), got 'sum'; .*reduction='sum'"
+    ):
+        loss("sum")
+    assert loss(reduction="sum").reduction == "sum"

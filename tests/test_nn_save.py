@@ -3,6 +3,7 @@ old file whole, and load's errors for files that nn.save did not write (or that 
 
 import io
 import os
+import re
 
 import numpy as np
 import pytest
@@ -108,7 +109,7 @@ def test_save_takes_any_name_np_savez_would_take_for_its_own_argument(tmp_path, 
             [np.ones(2)],
             r"nn.save: expected a Module or a dict of arrays \(model.state_dict\(\)\), got a list",
         ),
-        ({0: np.ones(2)}, r"nn.save: the key 0 is a int; the names in a state dict are strings"),
+        ({0: np.ones(2)}, r"nn.save: the key 0 is an int; the names in a state dict are strings"),
     ],
 )
 def test_save_names_what_is_not_a_state_dict(tmp_path, state, words):
@@ -163,3 +164,21 @@ def test_save_names_a_missing_folder_a_folder_and_a_path_that_is_not_a_name(tmp_
     with pytest.raises(DTypeError, match=r"nn.save: path must be a file name .* got a BytesIO"):
         nn.save(model, io.BytesIO())
     assert os.listdir(tmp_path) == []
+
+
+def test_save_says_an_optimizer_or_a_checkpoint_dict_is_not_supported(tmp_path):
+    """Before: "'state' is a dict, not an array; ... (save a Module or its state_dict())" for an
+    optimizer's state_dict, and "got a Adam" for the optimizer itself."""
+    import varfunc.optim as optim
+
+    model = nn.Linear(2, 1)
+    optimizer = optim.Adam(model.parameters())
+    path = tmp_path / "checkpoint.npz"
+    for thing, start in (
+        (optimizer, "got an Adam optimizer"),
+        (optimizer.state_dict(), "this is an optimizer's state_dict()"),
+        ({"model": model.state_dict(), "epoch": 3}, "'model' is a dict"),
+    ):
+        with pytest.raises(DTypeError, match=rf"nn.save: {re.escape(start)}; .*is not supported.*pickle"):
+            nn.save(thing, path)
+    assert not path.exists()

@@ -189,3 +189,46 @@ def test_a_0d_parameters_state_is_checked_as_any_other():
     assert optimizer.state[w]["exp_avg"].shape == ()
     optimizer.step()  # the buffers of a 0-d parameter stay 0-d arrays, which the check accepts
     assert optimizer.state[w]["step"] == 2
+
+
+def test_state_of_a_parameter_no_step_reached_is_an_empty_dict_as_in_torch():
+    """Before: optimizer.state[p] was a KeyError until the first step; torch's state is a defaultdict."""
+    w = Variable(np.ones(2))
+    optimizer = optim.SGD([w], lr=0.1, momentum=0.9)
+    assert optimizer.state[w] == {}
+    w.grad = np.ones(2)
+    optimizer.step()  # an empty state starts afresh
+    np.testing.assert_array_equal(optimizer.state[w]["momentum_buffer"], np.ones(2))
+    fresh = optim.SGD([Variable(np.ones(2))], lr=0.1, momentum=0.9)
+    fresh.load_state_dict(optimizer.state_dict())
+    assert fresh.state[Variable(np.ones(1))] == {}  # still a defaultdict after loading
+    torch = pytest.importorskip("torch")
+    tw = torch.ones(2, requires_grad=True)
+    assert torch.optim.SGD([tw], lr=0.1, momentum=0.9).state[tw] == {}
+
+
+def test_state_dict_is_a_copy_that_does_not_follow_later_steps():
+    """The kit's deep copy (docs/differences.md, row 51); torch's holds the buffers themselves."""
+    w = Variable(np.ones(2))
+    optimizer = optim.SGD([w], lr=0.1, momentum=0.9)
+    w.grad = np.ones(2)
+    optimizer.step()
+    saved = optimizer.state_dict()
+    optimizer.step()
+    np.testing.assert_array_equal(saved["state"][0]["momentum_buffer"], np.ones(2))
+    torch = pytest.importorskip("torch")
+    tw = torch.ones(2, requires_grad=True)
+    theirs = torch.optim.SGD([tw], lr=0.1, momentum=0.9)
+    tw.grad = torch.ones(2)
+    theirs.step()
+    their_saved = theirs.state_dict()
+    theirs.step()
+    assert their_saved["state"][0]["momentum_buffer"] is theirs.state[tw]["momentum_buffer"]  # followed
+
+
+def test_sgd_without_lr_says_it_is_required_as_in_2017():
+    """Kept (differences.md, row 47): 2017's torch.optim.SGD required lr; torch 2.13 defaults to 0.001."""
+    with pytest.raises(ValueError, match=r"SGD: the setting 'lr' is required, as in 2017's .*0.001.*lr=0.01"):
+        optim.SGD([Variable(np.ones(2))])
+    torch = pytest.importorskip("torch")
+    assert torch.optim.SGD([torch.ones(2, requires_grad=True)]).defaults["lr"] == 0.001

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..errors import DTypeError
 from ..variable import Variable
 from .functions import REDUCTIONS
 from .losses import cross_entropy, l1_loss, mse_loss, nll_loss, smooth_l1_loss
@@ -61,6 +62,11 @@ class _ClassLoss(_Loss):
     """A loss over class indices: it also keeps the class weights and the index to ignore."""
 
     def __init__(self, weight: Any = None, *, ignore_index: int = -100, reduction: str = "mean") -> None:
+        if isinstance(weight, str):  # CrossEntropyLoss('sum'): weight comes first, as in torch
+            raise DTypeError(
+                f"{type(self).__name__}: the first argument is weight (class weights), got {weight!r}; "
+                f"for the reduction write reduction={weight!r}"
+            )
         super().__init__(reduction)
         self.weight, self.ignore_index = weight, ignore_index
 

@@ -17,25 +17,10 @@ import numpy as np
 from ..backend import check_flag, to_device
 from ..errors import DTypeError, ShapeError, VarfuncError
 from ..variable import Variable
-from .serialization import arrays_to_save, read_npz, write_atomically
+from .registry import Parameter, check_name, unregistered
+from .serialization import arrays_to_save, read_npz, with_article, write_atomically
 
-
-class Parameter(Variable):
-    """A Variable that a Module registers as one of its parameters (a leaf that requires grad)."""
-
-    def __init__(self, data: Any, requires_grad: bool = True) -> None:
-        if isinstance(data, Variable):
-            data = data.data
-        dtype = data.dtype if hasattr(data, "dtype") else np.asarray(data).dtype
-        if requires_grad and dtype.kind != "f":
-            raise DTypeError(
-                f"Parameter: {dtype} data cannot require grad (gradients exist only for floating-point "
-                "data); convert it (data.astype(np.float32)) or pass requires_grad=False"
-            )
-        super().__init__(data, requires_grad=requires_grad)
-
-    def __repr__(self) -> str:
-        return "Parameter containing:\n" + super().__repr__().split("\n", 1)[1]
+__all__ = ["IncompatibleKeys", "Module", "Parameter", "load", "save"]
 
 
 class IncompatibleKeys(NamedTuple):
@@ -43,24 +28,6 @@ class IncompatibleKeys(NamedTuple):
 
     missing_keys: list[str]
     unexpected_keys: list[str]
-
-
-def _holds_modules(value: Any) -> bool:
-    """A plain list, tuple or dict with a Module in it: the Module would not be registered."""
-    if isinstance(value, dict):
-        value = value.values()
-    elif not isinstance(value, (list, tuple)):
-        return False
-    return any(isinstance(v, Module) for v in value)
-
-
-def _unregistered(owner: Module, name: str, value: Any) -> str:
-    container = "ModuleDict({...})" if isinstance(value, dict) else "ModuleList([...])"
-    return (
-        f"{type(owner).__name__}.{name}: the Modules in this {type(value).__name__} are not registered, "
-        "so parameters(), state_dict(), train()/eval() and the optimizer will not see them; "
-        f"assign an nn.{container} instead"
-    )
 
 
 class Module:
@@ -99,18 +66,24 @@ class Module:
                 "Module (or None)"
             )
         # A name assigned again keeps its place in its registry (the order of parameters() and of a
-        # Sequential's layers), as in torch: only the other registry and the plain attributes lose it.
-        if isinstance(value, Parameter):
+        # Sequential's layers), as in torch, and so does a parameter set to None (a placeholder that
+        # parameters() skips); a sub-Module set to None leaves (a container's len() stays right).
+        if isinstance(value, (Parameter, Module)):
+            check_name(self, f"setattr({type(self).__name__}, {name!r})", name)
             self.__dict__.pop(name, None)
-            self._modules.pop(name, None)
-            self._parameters[name] = value
-        elif isinstance(value, Module):
-            self.__dict__.pop(name, None)
-            self._parameters.pop(name, None)
-            self._modules[name] = value
+            mine, other = (
+                (self._parameters, self._modules)
+                if isinstance(value, Parameter)
+                else (self._modules, self._parameters)
+            )
+            other.pop(name, None)
+            mine[name] = value
+        elif value is None and name in self._parameters:
+            self._parameters[name] = None
         else:
-            if _holds_modules(value):
-                warnings.warn(_unregistered(self, name, value), stacklevel=2)
+            message = unregistered(self, name, value, Module)
+            if message:
+                warnings.warn(message, stacklevel=2)
             self._parameters.pop(name, None)
             self._modules.pop(name, None)
             object.__setattr__(self, name, value)
@@ -131,42 +104,51 @@ class Module:
         else:
             object.__delattr__(self, name)
 
+    def __dir__(self) -> list[str]:
+        """The usual attributes and the registered names (tab completion offers model.fc1), as torch's."""
+        names = [*super().__dir__(), *self._parameters, *self._modules]
+        return sorted({name for name in names if not name[:1].isdigit()})  # not "0": model.0 is no Python
+
     def register_parameter(self, name: str, param: Parameter | None) -> None:
-        """Register param under name (None keeps the name free, as for a Linear without bias)."""
+        """Register param under name (None keeps the name's place, as for a Linear without bias)."""
         if param is not None and not isinstance(param, Parameter):
             raise DTypeError(
                 f"register_parameter({name!r}): expected a Parameter, got {type(param).__name__}; "
                 "wrap the array with varfunc.nn.Parameter(array)"
             )
-        if param is None:
-            self._parameters.pop(name, None)
-            object.__setattr__(self, name, None)
-        else:
-            setattr(self, name, param)
+        check_name(self, f"{type(self).__name__}.register_parameter({name!r})", name, self._parameters)
+        self._parameters[name] = param
 
     def add_module(self, name: str, module: Module) -> None:
         """Register a sub-Module under name."""
         if not isinstance(module, Module):
             raise DTypeError(f"add_module({name!r}): expected a Module, got {type(module).__name__}")
-        setattr(self, name, module)
+        check_name(self, f"{type(self).__name__}.add_module({name!r})", name, self._modules)
+        self._modules[name] = module
 
     def named_parameters(
-        self, prefix: str = "", remove_duplicate: bool = True
+        self, prefix: str = "", recurse: bool = True, remove_duplicate: bool = True
     ) -> Iterator[tuple[str, Parameter]]:
-        """(dotted name, Parameter) for this Module's parameters and its sub-Modules', each once
-        (with remove_duplicate=False, under every name that reaches it, as state_dict lists them)."""
+        """(dotted name, Parameter) for this Module's parameters and, with recurse, its sub-Modules',
+        each once (with remove_duplicate=False, under every name that reaches it, as state_dict
+        lists them). The arguments come in torch's order."""
+        check_flag("named_parameters", "recurse", recurse)
+        modules = (
+            self.named_modules(prefix=prefix, remove_duplicate=remove_duplicate)
+            if recurse
+            else [(prefix, self)]
+        )
         seen = set()
-        for module_name, module in self.named_modules(prefix, remove_duplicate):
+        for module_name, module in modules:
             for name, param in module._parameters.items():
-                if remove_duplicate:
-                    if id(param) in seen:
-                        continue
-                    seen.add(id(param))
+                if param is None or (remove_duplicate and id(param) in seen):
+                    continue
+                seen.add(id(param))
                 yield (f"{module_name}.{name}" if module_name else name), param
 
-    def parameters(self) -> Iterator[Parameter]:
-        """Every Parameter of this Module and its sub-Modules, each once (for an optimizer)."""
-        for _, param in self.named_parameters():
+    def parameters(self, recurse: bool = True) -> Iterator[Parameter]:
+        """Every Parameter of this Module and (with recurse) its sub-Modules, each once (for an optimizer)."""
+        for _, param in self.named_parameters(recurse=recurse):
             yield param
 
     def named_children(self) -> Iterator[tuple[str, Module]]:
@@ -183,18 +165,19 @@ class Module:
             yield module
 
     def named_modules(
-        self, prefix: str = "", remove_duplicate: bool = True, _seen: set | None = None
+        self, memo: set | None = None, prefix: str = "", remove_duplicate: bool = True
     ) -> Iterator[tuple[str, Module]]:
         """(dotted name, Module) for this Module (name prefix) and every sub-Module, depth first;
-        a shared sub-Module once, or under each of its names with remove_duplicate=False."""
-        seen = set() if _seen is None else _seen
+        a shared sub-Module once, or under each of its names with remove_duplicate=False. memo, the
+        Modules already listed, comes first, as in torch."""
+        memo = set() if memo is None else memo
         if remove_duplicate:
-            if id(self) in seen:
+            if self in memo:
                 return
-            seen.add(id(self))
+            memo.add(self)
         yield prefix, self
         for name, module in self._modules.items():
-            yield from module.named_modules(f"{prefix}.{name}" if prefix else name, remove_duplicate, seen)
+            yield from module.named_modules(memo, f"{prefix}.{name}" if prefix else name, remove_duplicate)
 
     def modules(self) -> Iterator[Module]:
         """This Module and every sub-Module."""
@@ -235,16 +218,36 @@ class Module:
         """Evaluation mode: the same as train(False)."""
         return self.train(False)
 
+    def requires_grad_(self, requires_grad: bool = True) -> Module:
+        """Set requires_grad on every parameter (False freezes them: no gradient, no step); returns self."""
+        check_flag(f"{type(self).__name__}.requires_grad_", "requires_grad", requires_grad)
+        params = list(self.parameters())
+        for name, param in self.named_parameters():  # all checked before any changes
+            if requires_grad and param.dtype.kind != "f":
+                raise DTypeError(
+                    f"{type(self).__name__}.requires_grad_(True): the parameter {name!r} holds "
+                    f"{param.dtype} data, which cannot require grad; convert it first (model.float())"
+                )
+        for param in params:
+            param.requires_grad = requires_grad
+        return self
+
     def num_parameters(self) -> int:
         """The number of scalar parameters."""
         return sum(p.numel() for p in self.parameters())
 
     # --- state -----------------------------------------------------------------------------------
 
-    def state_dict(self) -> OrderedDict:
-        """{dotted name: a copy of the parameter's array}, in registration order."""
+    def state_dict(self, *, prefix: str = "") -> OrderedDict:
+        """{prefix + dotted name: a copy of the parameter's array}, in registration order.
+
+        Copies, where torch gives the parameters' own tensors: ``best = model.state_dict()`` keeps
+        the values of that moment here, while in torch it follows later training unless copied
+        (``copy.deepcopy``). docs/differences.md, row 51.
+        """
         return OrderedDict(
-            (name, param.data.copy()) for name, param in self.named_parameters(remove_duplicate=False)
+            (prefix + name, param.data.copy())
+            for name, param in self.named_parameters(remove_duplicate=False)
         )
 
     def load_state_dict(self, state_dict: Any, strict: bool = True) -> IncompatibleKeys:
@@ -264,7 +267,7 @@ class Module:
         missing = [name for name in params if name not in state_dict]
         unexpected = [name for name in state_dict if name not in params]
         if strict and (missing or unexpected):
-            raise KeyError(
+            raise VarfuncError(  # a RuntimeError, as torch raises
                 f"load_state_dict for {type(self).__name__}: missing keys {missing}, unexpected keys "
                 f"{unexpected}; pass strict=False to load only the names that match"
             )
@@ -280,8 +283,8 @@ class Module:
                 array = array.astype(param.dtype, copy=True)
             except (TypeError, ValueError, AttributeError) as error:
                 raise DTypeError(
-                    f"load_state_dict for {type(self).__name__}: {name!r} is a "
-                    f"{type(value).__name__} that cannot become {param.dtype} data ({error}); "
+                    f"load_state_dict for {type(self).__name__}: {name!r} is "
+                    f"{with_article(type(value).__name__)} that cannot become {param.dtype} data ({error}); "
                     "store numeric NumPy arrays in the state dict"
                 ) from None
             if array.shape != param.shape:

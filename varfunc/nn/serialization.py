@@ -29,31 +29,52 @@ SAVED_KINDS = "biufc"  # bool, integers, unsigned integers, floats, complex: wha
 _NOT_ABOUT_CONTENTS = (FileNotFoundError, IsADirectoryError, NotADirectoryError, PermissionError, MemoryError)
 
 
+# What nn.save cannot write, and what to do instead (.npz files hold named arrays, nothing nested).
+NOT_NESTED = (
+    "nn.save writes one flat dict {name: array}, a Module or its state_dict(); an optimizer's "
+    "state_dict() or a checkpoint dict ({'model': ..., 'epoch': ...}) is not supported: save each "
+    "Module with nn.save(model, path), and keep the rest with pickle (pickle.dump(optimizer."
+    "state_dict(), file)), or rebuild the optimizer after loading the model"
+)
+
+
+def with_article(name: str) -> str:
+    """'an Adam', 'a list': a type's name as a message says it."""
+    return ("an " if name[:1].lower() in "aeiou" else "a ") + name
+
+
 def arrays_to_save(state: Any) -> OrderedDict:
     """{name: NumPy array on the host} from a state dict, every entry checked before any file is touched."""
     if not isinstance(state, Mapping):
+        if hasattr(state, "param_groups"):  # an optimizer: nn cannot import optim to ask isinstance
+            raise DTypeError(f"nn.save: got {with_article(type(state).__name__)} optimizer; {NOT_NESTED}")
         raise DTypeError(
-            "nn.save: expected a Module or a dict of arrays (model.state_dict()), got a "
-            f"{type(state).__name__}"
+            "nn.save: expected a Module or a dict of arrays (model.state_dict()), got "
+            f"{with_article(type(state).__name__)}"
         )
+    if {"state", "param_groups"} <= set(state):
+        raise DTypeError(f"nn.save: this is an optimizer's state_dict(); {NOT_NESTED}")
     arrays = OrderedDict()
     for name, value in state.items():
         if not isinstance(name, str):
             raise DTypeError(
-                f"nn.save: the key {name!r} is a {type(name).__name__}; the names in a state dict are "
-                "strings, as model.state_dict() gives them"
+                f"nn.save: the key {name!r} is {with_article(type(name).__name__)}; the names in a state "
+                "dict are strings, as model.state_dict() gives them"
             )
         value = value.data if isinstance(value, Variable) else value
+        if isinstance(value, Mapping):
+            raise DTypeError(f"nn.save: {name!r} is a dict; {NOT_NESTED}")
         if not hasattr(value, "shape"):
             raise DTypeError(
-                f"nn.save: {name!r} is a {type(value).__name__}, not an array; .npz files hold arrays "
-                "only (save a Module or its state_dict())"
+                f"nn.save: {name!r} is {with_article(type(value).__name__)}, not an array; .npz files "
+                "hold arrays only (save a Module or its state_dict())"
             )
         try:
             array = np.asarray(to_device(value, "cpu"))
         except (TypeError, ValueError, RuntimeError) as error:  # a torch tensor that requires grad, ...
             raise DTypeError(
-                f"nn.save: {name!r} is a {type(value).__name__} that cannot become a NumPy array ({error})"
+                f"nn.save: {name!r} is {with_article(type(value).__name__)} that cannot become a NumPy array "
+                f"({error})"
             ) from None
         if array.dtype.kind not in SAVED_KINDS:
             raise DTypeError(
@@ -80,7 +101,8 @@ def write_atomically(arrays: Mapping, path: Any) -> None:
         target = os.path.realpath(os.fsdecode(path))  # through a symbolic link, as open(path, "wb") writes
     except TypeError:
         raise DTypeError(
-            f"nn.save: path must be a file name (a str or a pathlib.Path), got a {type(path).__name__}"
+            "nn.save: path must be a file name (a str or a pathlib.Path), got "
+            f"{with_article(type(path).__name__)}"
         ) from None
     folder = os.path.dirname(target)
     if not os.path.isdir(folder):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 import math
 import numbers
+from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -47,7 +48,8 @@ class Optimizer:
 
     def __init__(self, params: Iterable, defaults: dict) -> None:
         self.defaults = dict(defaults)
-        self.state: dict = {}  # Variable -> dict of its running buffers
+        # Variable -> dict of its running buffers; {} for one no step has reached (as torch.optim's)
+        self.state: defaultdict = defaultdict(dict)
         self.param_groups: list[dict] = []
         if isinstance(params, Variable):
             raise DTypeError(
@@ -97,7 +99,10 @@ class Optimizer:
         for name, default in self.defaults.items():
             value = group.get(name, default)
             if value is required:
-                raise ValueError(f"{type(self).__name__}: the setting {name!r} is required (e.g. lr=0.1)")
+                raise ValueError(
+                    f"{type(self).__name__}: the setting {name!r} is required, as in 2017's torch.optim "
+                    f"(today's PyTorch defaults SGD's lr to 0.001); give it, e.g. {name}=0.01"
+                )
             filled[name] = value
         for name in group:
             if name not in filled:
@@ -228,8 +233,9 @@ class Optimizer:
         """{'state': {index: {name: value}}, 'param_groups': [{settings, 'params': [indices]}]}.
 
         Parameters are replaced by their position across the groups (as torch.optim does), so the
-        dict can be loaded into a new optimizer built over a new model of the same shape. Arrays
-        are copies.
+        dict can be loaded into a new optimizer built over a new model of the same shape. It is a
+        deep copy, where torch's holds the running buffers themselves: a dict kept aside here does
+        not follow later steps (docs/differences.md, row 51).
         """
         index = {id(p): i for i, p in enumerate(self._params())}
         groups = []
@@ -296,7 +302,7 @@ class Optimizer:
             keys[param] = key
         for checked, group in zip(settings, self.param_groups):
             group.update(checked)
-        self.state = new_state
+        self.state = defaultdict(dict, new_state)
 
     def _position(self, key: Any, by_index: dict) -> int:
         """The parameter position a key of the saved 'state' names: an int, or its digits as a str."""

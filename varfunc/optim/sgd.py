@@ -16,7 +16,7 @@ class SGD(Optimizer):
         buf = momentum * buf + (1 - dampening) * g    afterwards
         d = g + momentum * buf   with nesterov, else d = buf (or d = g without momentum)
 
-    ``lr`` is required, as in 2017.
+    ``lr`` is required, as in 2017's torch.optim.SGD (today's defaults to 0.001; differences.md, row 47).
     """
 
     number_settings = ("lr", "momentum", "dampening", "weight_decay")
