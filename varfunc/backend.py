@@ -34,6 +34,8 @@ def _cupy_module() -> ModuleType:
 
 def is_array(x: Any) -> bool:
     """True for a NumPy or CuPy ndarray."""
+    # type(x) is np.ndarray first: the cheapest test, and true for almost every array; isinstance
+    # then takes NumPy's subclasses (np.matrix, masked arrays)
     return type(x) is np.ndarray or isinstance(x, np.ndarray) or _is_cupy_array(x)
 
 
@@ -78,10 +80,11 @@ def as_array(data: Any) -> Any:
 
 
 def as_gradient(grad: Any, dtype: Any, returned: str, device: str | None = None) -> Any:
-    """A gradient that code outside the kit returned (returned: who, "X.backward returned"), as a plain
+    """A gradient a backward or a hook returned (returned: who, "X.backward returned"), as a plain
     array of dtype. An np.matrix becomes an ndarray: its * is a matrix product, which would make every
     gradient computed from it wrong. A complex gradient for real data is refused: its imaginary part
-    would be dropped. So is one on another device than the given one (where its input lives)."""
+    would be dropped. So is one on another device than device, when one is given (where its input
+    lives: checked for code outside the kit)."""
     if device is not None and device_of(grad) != device:
         raise DeviceError(
             f"{returned} a gradient on {device_of(grad)} for an input on {device}; make it where the "
@@ -129,6 +132,8 @@ def device_of(array: Any) -> str:
 
 def check_same_device(op_name: str, arrays: tuple) -> None:
     """Raise a DeviceError naming the op and the devices if the arrays do not all live on one device."""
+    # Fast path: when every array is a plain NumPy array (the usual case), return at once, without
+    # device_of or a set. (A for's else runs only when the loop did not break: all of one type.)
     first = type(arrays[0])
     for a in arrays:
         if type(a) is not first:

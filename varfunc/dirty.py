@@ -120,7 +120,9 @@ class DirtyInputs:
             changed.append(owner)
         name = type(self).__name__
         for variable in changed:
-            if variable.is_leaf and variable.requires_grad:
+            # A leaf: its creator is a Leaf, the only node with no inputs. (requires_grad first: a
+            # volatile Variable has no creator, and never requires grad.)
+            if variable.requires_grad and not variable.creator.previous_functions:
                 raise InplaceError(
                     f"{name}: forward changed a leaf Variable that requires grad in place "
                     "(mark_dirty), so its gradient would no longer match its data; work on a copy "
@@ -165,7 +167,9 @@ class DirtyInputs:
             variable.volatile = True
             variable.creator = None
             variable._requires_grad = None
-        elif self.requires_grad or variable.creator.previous_functions:  # (a Leaf has none: it stays)
+        elif self.requires_grad or variable.creator.previous_functions:
+            # (Not a leaf, whose Leaf creator has no previous_functions, changed by an op that needs no
+            # grad: it stays a leaf, as in torch.)
             variable.creator = creator
             variable._requires_grad = None if array.dtype.kind == "f" else False  # as _wrap_outputs
         return variable

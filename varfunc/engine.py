@@ -47,7 +47,11 @@ class ExecutionEngine:
         return dependencies
 
     def _free_backward_dependency(self, dependencies: dict, prev_fn: Any, fn: Any, arg_id: int) -> int:
-        """fn has sent its gradient to prev_fn: count it off and return which output it was for."""
+        """fn has sent its gradient to prev_fn: count it off and return which output it was for.
+
+        fn is not used: v0.1.3 counted each consumer by name (a Counter per output, keyed by fn), the
+        kit counts with integers, and the signature stays v0.1.3's (docs/differences.md, row 19).
+        """
         output_nr = prev_fn.output_ids[arg_id]
         dependencies[prev_fn][output_nr] -= 1
         return output_nr
@@ -106,7 +110,9 @@ class ExecutionEngine:
             fn, grad_output = take_next()
             if recorder is not None:
                 recorder.record("popped", fn, grad_output=tuple(grad_output))
-            # Asked before backward runs: a hook may remove itself, and what it saw it may keep.
+            # promised: may a Leaf keep fn's gradients as .grad without a copy (_is_new_array, below)?
+            # Read before backward runs: a hook that saw the arrays may have kept them, and it may have
+            # removed itself by the time backward returns.
             promised = fn.backward_makes_new_arrays and not fn.backward_hooks
             try:
                 grad_input = fn._do_backward(*grad_output)
@@ -141,14 +147,22 @@ class ExecutionEngine:
                 else:
                     not_ready[prev_fn] = buffer
                 if recorder is not None:
-                    recorder.record("sent_gradient", fn, to=prev_fn, output_nr=output_nr, grad=d)
-                    recorder.record(  # the slot that changed, not all k: k sends would copy k^2 arrays
-                        "became_ready" if is_ready else "buffered",
-                        prev_fn,
-                        output_nr=output_nr,
-                        grad_so_far=buffer[output_nr],
-                        remaining=dependencies[prev_fn][output_nr],
-                    )
+                    _report_hand_over(recorder, fn, prev_fn, output_nr, d, buffer, dependencies, is_ready)
+
+
+def _report_hand_over(recorder, fn, prev_fn, output_nr, grad, buffer, dependencies, is_ready) -> None:
+    """Tell the recorder that fn sent grad to output output_nr of prev_fn, and what that slot holds now.
+
+    Only the slot that changed is reported, not all k of prev_fn's: k sends would copy k^2 arrays.
+    """
+    recorder.record("sent_gradient", fn, to=prev_fn, output_nr=output_nr, grad=grad)
+    recorder.record(
+        "became_ready" if is_ready else "buffered",
+        prev_fn,
+        output_nr=output_nr,
+        grad_so_far=buffer[output_nr],
+        remaining=dependencies[prev_fn][output_nr],
+    )
 
 
 def _note_leaves_reached(error: BaseException, dependencies: dict, ready: deque, failed: Any) -> None:

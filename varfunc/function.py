@@ -171,6 +171,7 @@ class Function(FunctionHooks, DirtyInputs, GradientChecks, ModernFunctionNames):
             shapes.append(array.shape)
             dtypes.append(array.dtype)
         if not volatile:
+            # _shared: one shared tuple per distinct value, so a long graph takes less memory
             self.needs_input_grad, self.input_shapes, self.input_dtypes = _shared(
                 (tuple(needs), tuple(shapes), tuple(dtypes))
             )
@@ -250,7 +251,9 @@ class Function(FunctionHooks, DirtyInputs, GradientChecks, ModernFunctionNames):
                 except DTypeError:
                     raise self._not_an_array(raw) from None
                 if dirty is not None and is_one_of(raw, dirty):
-                    rebase = (rebase or []) + [len(outputs)]
+                    if rebase is None:
+                        rebase = []
+                    rebase.append(len(outputs))
                     outputs.append(raw)  # rebased below, once every output has passed its checks
                     continue
                 # Every output owns its memory: a view, an input returned as is or an array returned
@@ -298,6 +301,9 @@ class Function(FunctionHooks, DirtyInputs, GradientChecks, ModernFunctionNames):
     def _save(self, input, arrays, outputs, raw_outputs) -> None:
         records = []
         for position, tensor in enumerate(self.to_save):
+            if tensor is None:  # save_for_backward(a, None): kept as None, no owner to find
+                records.append(None)
+                continue
             owner = None
             for variable, raw in zip(outputs, raw_outputs):  # outputs first: an in-place op saves its result
                 if tensor is raw or tensor is variable._data:
@@ -308,12 +314,9 @@ class Function(FunctionHooks, DirtyInputs, GradientChecks, ModernFunctionNames):
                     if tensor is array:
                         owner = variable
                         break
-            if tensor is None:
-                records.append(None)
-            elif owner is None:
+            if owner is None:
                 raise self._not_input_or_output(position, tensor)
-            else:
-                records.append((owner._data, owner._version, owner._version[0]))
+            records.append((owner._data, owner._version, owner._version[0]))
         self._saved = tuple(records)
         self.to_save = None
 
@@ -387,4 +390,7 @@ class InplaceFunction(Function):
 def _first_positions(raw_outputs: tuple) -> dict:
     """{id(array): the first position forward returned it at}: one look-up per output finds an array
     returned twice, where scanning the earlier outputs made k outputs cost k * k."""
-    return {id(raw): position for position, raw in reversed(list(enumerate(raw_outputs)))}
+    first: dict = {}
+    for position, raw in enumerate(raw_outputs):
+        first.setdefault(id(raw), position)  # a later position of the same array is not kept
+    return first

@@ -24,9 +24,14 @@ class GradientChecks:
     def _checked_grad_input(
         self, grad_input: tuple, devices: tuple | None = None, returned: str = ""
     ) -> tuple:
-        """grad_input if each needed gradient is an array of its input's shape and dtype (and on its
-        device, when devices are given: code outside the kit returned it); returned says who returned
-        it, when backward did not ("hook 'h' on Mul() returned")."""
+        """grad_input with each needed gradient checked (an array of its input's shape) and cast to its
+        input's dtype; a ShapeError otherwise (a VarfuncError for the wrong number of gradients).
+
+        The tuple itself when every gradient already passes (the usual case); otherwise a cast copy
+        from _fixed_grad_input, which also checks each gradient's device when devices are given (code
+        outside the kit returned it). returned says who returned it, when backward did not ("hook 'h'
+        on Mul() returned").
+        """
         shapes = self.input_shapes
         if len(grad_input) != len(shapes):
             raise self._count_problem(grad_input, len(shapes))
@@ -39,6 +44,7 @@ class GradientChecks:
             # an array or a NumPy scalar (arithmetic on 0-d arrays gives one), of the input's shape and dtype
             if type(grad) is not np.ndarray and not isinstance(grad, np.generic):
                 return self._fixed_grad_input(grad_input, returned)
+            # is: the quick test; an equal dtype that is another object only takes the slow path
             if grad.shape != shapes[i] or grad.dtype is not dtypes[i]:
                 return self._fixed_grad_input(grad_input, returned)
         return grad_input

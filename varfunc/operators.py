@@ -1,5 +1,6 @@
 """Python's other operators on a Variable: augmented assignment, comparisons, truth, abs, % and //;
-and what NumPy gets when it asks a Variable for an array.
+and what NumPy gets when it asks a Variable for an array. (+, -, *, /, ** and their reflected forms,
+unary - and @ are in methods.py, beside the methods they call.)
 
 v0.1.3 defined none of them, so Python fell back on its defaults, each wrong for an array:
 ``w -= lr * w.grad`` meant ``w = w - lr * w.grad`` (an AssertionError there, since ``.grad`` was a

@@ -93,7 +93,7 @@ class Pow(Function):
     """a ** b (elementwise)."""
 
     def forward(self, a, b):
-        if _is_integer(a) and _is_integer(b) and (b < 0).any():
+        if _has_integer_dtype(a) and _has_integer_dtype(b) and (b < 0).any():
             raise _negative_integer_power(a.dtype)
         try:
             with np.errstate(divide="ignore"):  # 0 ** -1 is inf, without a warning (as PyTorch)
@@ -118,7 +118,8 @@ class Pow(Function):
         return grad_a, grad_b
 
 
-def _is_integer(array: Any) -> bool:
+def _has_integer_dtype(array: Any) -> bool:
+    """True for integer or boolean data, whose powers NumPy computes as integers."""
     return array.dtype.kind in "iub"
 
 
@@ -137,7 +138,9 @@ class ConstantFunction(InplaceFunction):
     """
 
     def __init__(self, constant: Any, inplace: bool = False) -> None:
-        # InplaceFunction.__init__ and backend.python_number, written inline: two calls less per x * 2
+        # InplaceFunction.__init__ and backend.python_number's NumPy-scalar case, written inline: two
+        # calls less per x * 2. Its other case, a Fraction, is not needed here: methods._number has
+        # already made it a float (x * Fraction(1, 2) is MulConstant(0.5)).
         self.inplace = inplace
         self.constant = constant.item() if isinstance(constant, np.generic) else constant
 
@@ -235,7 +238,7 @@ class PowConstant(Function):
 
     def forward(self, a):
         if self.tensor_power:
-            if isinstance(self.constant, (int, np.integer)) and _is_integer(a) and (a < 0).any():
+            if isinstance(self.constant, (int, np.integer)) and _has_integer_dtype(a) and (a < 0).any():
                 raise DTypeError(
                     f"pow: {self.constant} to a negative integer ({a.dtype}) power is a fraction, which "
                     f"integer data cannot hold; use a float base ({float(self.constant)} ** x) or "
@@ -245,7 +248,7 @@ class PowConstant(Function):
                 result = self.constant**a
             self.save_for_backward(a, result)
             return result
-        if _is_integer(a) and isinstance(self.constant, (int, np.integer)) and self.constant < 0:
+        if _has_integer_dtype(a) and isinstance(self.constant, (int, np.integer)) and self.constant < 0:
             raise _negative_integer_power(a.dtype)
         self.save_for_backward(a)
         with np.errstate(divide="ignore"):  # 0 ** -1 is inf, without a warning (as PyTorch)
@@ -274,8 +277,9 @@ class PowConstant(Function):
 
 
 def _power(a: Any, c: Any) -> Any:
-    """a ** c for a number c, as PyTorch computes it: c = -0.5 is 1 / sqrt(a), so that at a = -0.0
-    x ** -0.5 is -inf, as 1 / x.sqrt() is, and x ** 0.5's gradient -inf, as x.sqrt()'s (pow: +inf)."""
+    """a ** c for a number c. For c = -0.5 compute 1 / sqrt(a), as PyTorch does, so that at a = -0.0
+    the result is -inf (as 1 / a.sqrt(); NumPy's power gives +inf), which also gives a ** 0.5 sqrt's
+    gradient there (-inf: PowConstant.backward computes 0.5 * a ** -0.5)."""
     if c == -0.5 and a.dtype.kind == "f":
         return 1 / get_array_module(a).sqrt(a)
     return a**c

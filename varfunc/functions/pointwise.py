@@ -12,7 +12,11 @@ from .utils import broadcast_error, float_data, sum_to_shape
 
 
 class _SavesInput(Function):
-    """A pointwise op whose backward needs its input: forward saves it, backward gets it back."""
+    """A pointwise op whose backward needs its input: forward saves it, backward gets it back.
+
+    A subclass defines ``apply(xp, a)``, the function of the array a (xp: its array module, numpy or
+    cupy), and ``derivative(xp, a, g)``, the gradient for a given the incoming gradient g.
+    """
 
     def forward(self, a):
         self.save_for_backward(a)
@@ -25,9 +29,14 @@ class _SavesInput(Function):
 
 
 class _SavesOutput(InplaceFunction):
-    """A pointwise op whose backward needs only its output y, so it can also run in place."""
+    """A pointwise op whose backward needs only its output y, so it can also run in place.
 
-    float_result = True
+    A subclass defines ``apply(xp, a, out=None)``, the function of the array a (xp: its array module,
+    numpy or cupy), written into out when one is given (a itself, in place), and ``derivative(y, g)``,
+    the gradient for a given the output y and the incoming gradient g.
+    """
+
+    float_result = True  # the result is a float whatever a's dtype: in place, a must hold floats
 
     def forward(self, a):
         xp = get_array_module(a)

@@ -1,7 +1,7 @@
 """Shape ops: view, expand, transpose, permute, squeeze, cat, type, clone (indexing: indexing.py).
 
-NumPy returns views for most of these; _do_forward copies any view it gets back, so every
-Variable owns its memory and an in-place change to one never changes another.
+NumPy returns views for most of these; _wrap_outputs (called by _do_forward) copies any view it gets
+back, so every Variable owns its memory and an in-place change to one never changes another.
 """
 
 from __future__ import annotations
