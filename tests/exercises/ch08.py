@@ -60,30 +60,6 @@ def _momentum_on_the_class(*names: str) -> str:
     return source
 
 
-# Right but for zero_grad: p.grad *= 0 turns an inf or nan gradient into nan (inf * 0), not zeros
-MOMENTUM_TIMES_ZERO = """
-class MomentumSGD:
-    def __init__(self, params, lr, momentum=0.9):
-        self.params = [p for p in params]
-        self.lr = lr
-        self.momentum = momentum
-        self.state = {}
-
-    def zero_grad(self):
-        for p in self.params:
-            if p.grad is not None:
-                p.grad *= 0
-
-    def step(self):
-        for p in self.params:
-            if p not in self.state:
-                self.state[p] = np.copy(p.grad)
-            else:
-                self.state[p] = self.momentum * self.state[p] + p.grad
-            p.data -= self.lr * self.state[p]
-"""
-
-
 def _loop(*body: str) -> str:
     """A train_losses whose loop runs these lines, in this order, then appends the loss."""
     lines = "".join(f"        {line}\n" for line in body)
@@ -203,7 +179,7 @@ class MomentumSGD:
         ),
         (
             "zero_grad by p.grad *= 0: an inf or nan gradient stays nan (inf * 0), not zeros",
-            MOMENTUM_TIMES_ZERO,
+            MOMENTUM_RIGHT.replace("p.grad[...] = 0", "p.grad *= 0"),
         ),
         (
             "zero_grad forgets to zero (gradients pile up)",
@@ -333,9 +309,26 @@ class MomentumSGD:
         ),
         (
             "a dict of buffers keyed by the parameter, zero_grad sets .grad to None (as torch 2's)",
-            MOMENTUM_TIMES_ZERO.replace(
-                "if p.grad is not None:\n                p.grad *= 0", "p.grad = None"
-            ),
+            """
+class MomentumSGD:
+    def __init__(self, params, lr, momentum=0.9):
+        self.params = [p for p in params]
+        self.lr = lr
+        self.momentum = momentum
+        self.state = {}
+
+    def zero_grad(self):
+        for p in self.params:
+            p.grad = None
+
+    def step(self):
+        for p in self.params:
+            if p not in self.state:
+                self.state[p] = np.copy(p.grad)
+            else:
+                self.state[p] = self.momentum * self.state[p] + p.grad
+            p.data -= self.lr * self.state[p]
+""",
         ),
         (
             "a helper per parameter, buffers in a list filled on the first step",
