@@ -4,11 +4,14 @@ instead of crashing in the check or blaming something else."""
 
 from __future__ import annotations
 
+import inspect
+import re
 import textwrap
 
 import pytest
 from test_exercises import CASES, verdict_for
 
+from varfunc.engine import ExecutionEngine
 from varfunc.grading.core import RAISED, STUB_MESSAGE
 
 STUB = f'raise NotImplementedError("{STUB_MESSAGE}")'
@@ -304,19 +307,13 @@ def test_a_partly_solved_exercise_names_the_methods_still_raising(exercise_id, s
 
 
 def test_add_grad_writing_to_another_slot_is_told_which_slot():
-    source = """
-    def add_grad(need_copy, buffer, output_nr, grad):
-        i = output_nr - 1
-        slot = (id(buffer), i)
-        if buffer[i] is None:
-            buffer[i] = grad
-            need_copy.add(slot)
-            return
-        if slot in need_copy:
-            buffer[i] = buffer[i].copy()
-            need_copy.discard(slot)
-        buffer[i] += grad
-    """
+    # the engine's own _add_grad, as a student writes it, with every slot shifted by one
+    kits = textwrap.dedent(inspect.getsource(ExecutionEngine._add_grad))
+    source = re.sub(r"def _add_grad\(.*\n", "def add_grad(need_copy, buffer, output_nr, grad):\n", kits)
+    source = source.replace("buffer[output_nr]", "buffer[output_nr - 1]").replace(
+        "(id(buffer), output_nr)", "(id(buffer), output_nr - 1)"
+    )
+    assert "buffer[output_nr]" not in source and "(id(buffer), output_nr - 1)" in source, source
     result = verdict("ch04.add_grad", source)
     assert "slot 0 got the gradients meant for slot 1" in result.hint and "buffer[output_nr]" in result.hint
 

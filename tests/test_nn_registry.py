@@ -172,35 +172,33 @@ def test_requires_grad_checks_every_parameter_before_changing_any():
     assert not any(p.requires_grad for p in model.parameters())
 
 
+def _names_by_argument_order(lib, make_param) -> list:
+    """What named_parameters, state_dict and named_modules give, their arguments passed by position."""
+    model = lib.Sequential(lib.Linear(2, 2), lib.ReLU())
+    model.scale = make_param(1)
+    model.also = model.scale
+    return [
+        [n for n, _ in model.named_parameters("m", False)],
+        [n for n, _ in model.named_parameters("m", True, False)],
+        list(model.state_dict(prefix="net.")),
+        [n for n, _ in model.named_modules(None, "top")],
+        len(list(model.parameters(recurse=False))),
+    ]
+
+
 def test_the_arguments_of_named_parameters_come_in_torchs_order():
     """Before: named_parameters('', False) meant remove_duplicate=False here, recurse=False in torch;
     parameters(recurse=False) and state_dict(prefix=...) were TypeErrors."""
-    model = nn.Sequential(nn.Linear(2, 2), nn.ReLU())
-    model.scale = ones(1)
-    model.also = model.scale
-    assert [n for n, _ in model.named_parameters("m", False)] == ["m.scale"]
-    assert [n for n, _ in model.named_parameters("m", True, False)] == [
-        "m.scale",
-        "m.also",
-        "m.0.weight",
-        "m.0.bias",
+    expected = [
+        ["m.scale"],
+        ["m.scale", "m.also", "m.0.weight", "m.0.bias"],
+        ["net.scale", "net.also", "net.0.weight", "net.0.bias"],
+        ["top", "top.0", "top.1"],
+        1,
     ]
-    assert len(list(model.parameters(recurse=False))) == 1
-    assert list(model.state_dict(prefix="net.")) == ["net.scale", "net.also", "net.0.weight", "net.0.bias"]
-    assert [n for n, _ in model.named_modules(None, "top")] == ["top", "top.0", "top.1"]
+    assert _names_by_argument_order(nn, ones) == expected
     torch = pytest.importorskip("torch")
-    theirs = torch.nn.Sequential(torch.nn.Linear(2, 2), torch.nn.ReLU())
-    theirs.scale = torch_ones(1)
-    theirs.also = theirs.scale
-    assert [n for n, _ in theirs.named_parameters("m", False)] == ["m.scale"]
-    assert [n for n, _ in theirs.named_parameters("m", True, False)] == [
-        "m.scale",
-        "m.also",
-        "m.0.weight",
-        "m.0.bias",
-    ]
-    assert list(theirs.state_dict(prefix="net.")) == ["net.scale", "net.also", "net.0.weight", "net.0.bias"]
-    assert [n for n, _ in theirs.named_modules(None, "top")] == ["top", "top.0", "top.1"]
+    assert _names_by_argument_order(torch.nn, torch_ones) == expected
 
 
 def test_dir_offers_submodules_and_parameters_for_tab_completion():
