@@ -6,6 +6,7 @@ from __future__ import annotations
 import traceback
 
 import pytest
+from exercises import ch08
 from test_exercise_messages import function_class, verdict
 
 from varfunc.grading import check, passes
@@ -84,3 +85,11 @@ def test_a_huge_error_message_is_cut_in_the_verdict():
     result = verdict("ch03.mul", source)
     assert len(result.got) > 1_000_000 and len(str(result)) < 3_000, len(str(result))
     assert "got:      'ValueError: xxx" in str(result) and "xxx...xxx" in str(result)
+
+
+def test_grad_data_read_as_the_gradient_is_told_that_grad_is_an_array():
+    """Before: "'memoryview' object has no attribute 'copy'" and the generic advice."""
+    source = ch08.MOMENTUM_RIGHT.replace("g = p.grad\n", "g = p.grad.data\n")
+    assert source != ch08.MOMENTUM_RIGHT
+    result = verdict("ch08.momentum_sgd", source)
+    assert "'memoryview' object" in result.got and "(p.grad, not p.grad.data)" in result.hint, str(result)

@@ -44,6 +44,18 @@ def says_the_fix(error: Exception) -> bool:
     )
 
 
+def mistake_hint(error: Exception) -> str:
+    """The hint for an error that a common slip raises ('' for any other error)."""
+    if saved_nothing(error):
+        return "self.saved_tensors is empty: forward must pass what backward reads to self.save_for_backward"
+    if isinstance(error, AttributeError) and str(error).startswith("'memoryview' object"):
+        return (
+            "an array's .data is NumPy's raw memory (a memoryview), not its numbers: .grad and "
+            "saved tensors are arrays already, so use them as they are (p.grad, not p.grad.data)"
+        )
+    return ""
+
+
 def saved_nothing(error: Exception) -> bool:
     """True for `a, b = self.saved_tensors` in a backward whose forward saved nothing."""
     if not (isinstance(error, ValueError) and str(error).startswith("not enough values to unpack")):

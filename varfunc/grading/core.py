@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from ..variable import Variable
-from .advice import STUB_MESSAGE, missing_hint, saved_nothing, says_the_fix, stub_hint
+from .advice import STUB_MESSAGE, missing_hint, mistake_hint, says_the_fix, stub_hint
 from .expect import (  # noqa: F401 - the chapters import the helpers for writing checks from here
     SECRET,
     CheckFailed,
@@ -187,9 +187,8 @@ def raised_verdict(ex: Exercise, error: Exception) -> Verdict:
     """The verdict for an error the student's code raised, naming the case that ran it (running())."""
     case, snippet, hint = (getattr(error, name, "") for name in (RUNNING_CASE, RUNNING_SNIPPET, RAISED_HINT))
     case = case if isinstance(case, str) else ""
-    if not hint and saved_nothing(error):
-        hint = "self.saved_tensors is empty: forward must pass what backward reads to self.save_for_backward"
-    elif not hint and says_the_fix(error):
+    hint = hint or mistake_hint(error)
+    if not hint and says_the_fix(error):
         hint = "the kit's error message (got) says what to change"
     elif not hint and snippet:
         hint = f"to see the traceback, run this in a new cell: {snippet}"
