@@ -24,7 +24,7 @@ def sum_to_shape(grad: Any, shape: tuple) -> Any:
     axes = tuple(i for i, n in enumerate(shape) if n == 1 and grad.shape[i] != 1)
     if axes:
         grad = grad.sum(axis=axes, keepdims=True)
-    return grad  # of the input's shape now: the dims added in front are gone, the stretched ones are 1
+    return grad  # of shape now, if grad broadcasts to it (_do_backward checks every gradient's shape)
 
 
 def broadcast_error(op: str, a: Any, b: Any) -> ShapeError:

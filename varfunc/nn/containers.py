@@ -24,7 +24,7 @@ class _ModuleSequence(Module):
     """What Sequential and ModuleList share: Modules in order, usually named "0", "1", ...
 
     Every change checks what it was given before it changes anything: a wrong argument leaves the
-    layers as they were (differences.md, row 27).
+    layers as they were (docs/differences.md, row 51).
     """
 
     def _name_at(self, index: Any) -> str:
