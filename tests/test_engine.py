@@ -239,6 +239,22 @@ def test_a_two_input_backward_that_returns_nothing_asks_whether_return_is_missin
         ForgetsToReturn()(a, b).sum().backward()
 
 
+class ReturnsNoneAndTwo(Function):
+    def forward(self, a, b):
+        return a * b
+
+    def backward(self, g):
+        return None, g, g
+
+
+def test_a_backward_returning_too_many_gradients_counts_them_even_when_the_first_is_none():
+    """None first is not a missing return: three values came back, and the error counts them."""
+    a, b = Variable(np.ones(2)), Variable(np.ones(2))
+    with pytest.raises(vf.VarfuncError, match=r"returned 3 gradients, but forward took 2 inputs") as raised:
+        ReturnsNoneAndTwo()(a, b).sum().backward()
+    assert "return` missing" not in str(raised.value)
+
+
 def test_a_returned_number_is_named_with_its_article():
     class ReturnsAnInt(Function):
         def forward(self, a):

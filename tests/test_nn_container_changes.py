@@ -110,3 +110,37 @@ def test_a_sequential_still_runs_after_changes():
     model.insert(1, nn.ReLU())
     assert [n for n, _ in model.named_children()] == ["0", "1", "2"]  # renamed "0", "1", ... as in torch
     assert model(nn.Parameter(np.ones((3, 2)))).shape == (3, 1)
+
+
+def test_insert_at_the_end_appends_as_torch_allows():
+    """insert(len, m) is the last position torch accepts: it adds m at the end."""
+    torch = pytest.importorskip("torch")
+    for lib in (nn, torch.nn):
+        for kind in (lib.ModuleList, lib.Sequential):
+            first, last = lib.ReLU(), lib.Tanh()
+            layers = kind([first]) if kind is lib.ModuleList else kind(first)
+            layers.insert(1, last)
+            assert list(layers) == [first, last] and layers[1] is last
+            assert [n for n, _ in layers.named_children()] == ["0", "1"]
+
+
+def test_a_module_dict_replaces_a_module_given_a_name_it_has():
+    """As in torch: d[name] = m and d.update({name: m}) put m in the old one's place, not beside it."""
+    torch = pytest.importorskip("torch")
+    for lib in (nn, torch.nn):
+        old, new, newer, other = lib.ReLU(), lib.Tanh(), lib.Sigmoid(), lib.ReLU()
+        heads = lib.ModuleDict({"a": old, "b": other})
+        heads["a"] = new
+        assert heads["a"] is new and list(heads.keys()) == ["a", "b"]
+        heads.update([("a", newer)])
+        assert heads["a"] is newer
+        heads.update({"a": old, "c": new})
+        assert heads["a"] is old and list(heads.items()) == [("a", old), ("b", other), ("c", new)]
+
+
+@pytest.mark.parametrize("pair", [("a", nn.ReLU(), 1), ("a",), ()])
+def test_a_module_dict_update_refuses_a_tuple_that_is_not_a_pair(pair):
+    heads = nn.ModuleDict()
+    with pytest.raises(TypeError, match=r"ModuleDict.update: expected a dict or \(name, Module\) pairs, got"):
+        heads.update([pair])
+    assert len(heads) == 0

@@ -138,6 +138,23 @@ def test_parameters_in_a_plain_list_get_a_warning(kind):
     assert [n for n, _ in model.named_parameters()] == ["fc.weight", "fc.bias"]
 
 
+@pytest.mark.parametrize(
+    "plain, container",
+    [
+        (lambda m: [m], r"nn\.ModuleList\(\[\.\.\.\]\)"),
+        (lambda m: (m,), r"nn\.ModuleList\(\[\.\.\.\]\)"),
+        (lambda m: {"head": m}, r"nn\.ModuleDict\(\{\.\.\.\}\)"),
+    ],
+)
+def test_modules_in_a_plain_container_are_told_the_container_that_fits(plain, container):
+    """A dict of Modules is keyed: the advice is a ModuleDict, not a ModuleList."""
+    model = nn.Linear(2, 2)
+    with pytest.warns(
+        UserWarning, match=rf"Linear.heads: the Modules in this .*assign an {container} instead"
+    ):
+        model.heads = plain(nn.ReLU())
+
+
 def test_a_list_of_other_things_gets_no_warning():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
@@ -170,6 +187,14 @@ def test_requires_grad_checks_every_parameter_before_changing_any():
     with pytest.raises(TypeError, match=r"requires_grad_\(True\): the parameter 'count' holds int64"):
         model.requires_grad_(True)
     assert not any(p.requires_grad for p in model.parameters())
+
+
+def test_freezing_a_model_that_holds_an_integer_parameter_is_fine():
+    """Only requires_grad_(True) needs float data: freezing leaves an int64 counter frozen, no error."""
+    model = nn.Linear(2, 2)
+    model.register_parameter("count", nn.Parameter(np.zeros(1, dtype=np.int64), requires_grad=False))
+    assert model.requires_grad_(False) is model
+    assert [p.requires_grad for p in model.parameters()] == [False, False, False]
 
 
 def _names_by_argument_order(lib, make_param) -> list:

@@ -96,6 +96,19 @@ def test_integer_to_a_negative_integer_power_is_a_clear_error():
     np.testing.assert_allclose((ints**-1.0).data, [1.0, 0.5, 1 / 3])
 
 
+def test_a_float_base_to_a_negative_integer_power_is_a_fraction():
+    """Only an integer base is refused: a float one holds the fraction, as in torch."""
+    out = Variable(np.array([2.0, 4.0])) ** Variable(np.array([-1, -2]))
+    np.testing.assert_allclose(out.data, [0.5, 0.0625])
+    assert out.dtype == np.float64
+
+
+def test_a_boolean_base_to_a_negative_integer_power_is_refused_as_integer_data():
+    """NumPy refuses it too (bool ** int is integer arithmetic); the error names the bool base."""
+    with pytest.raises(vf.DTypeError, match=r"pow: an integer \(bool\) base to a negative integer power"):
+        Variable(np.array([True, False])) ** Variable(np.array([-1, 1]))
+
+
 def test_an_integer_to_a_negative_integer_variable_power_is_a_clear_error():
     exponents = Variable(np.array([1, -1]))
     with pytest.raises(vf.DTypeError, match=r"pow: 2 to a negative integer \(int64\) power.*2\.0 \*\* x"):

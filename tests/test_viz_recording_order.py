@@ -91,6 +91,21 @@ def test_a_leaf_whose_hook_changed_what_it_added_shows_its_earlier_grad_as_not_r
     assert label_of(recording.frame_source(-1), "v0").endswith(".grad = [20, 20]")
 
 
+def test_a_leaf_frozen_before_the_recording_is_made_gets_no_grad_before_line():
+    """The Recording shows the graph as it is when made: b no longer requires grad, so no frame claims
+    a .grad it had before the pass (the last frame shows the .grad it has now)."""
+    b = vf.Variable(np.array([1.0, 2.0]))
+    loss = (b * 2).sum()
+    log = EventLog()
+    loss.backward(recorder=log)
+    b.requires_grad = False
+    recording = viz.Recording(viz.GraphView(loss, {"b": b}), log.events, "stack", DotOptions(show_grads=True))
+    assert recording.lines[-1] == " 10 b: requires_grad is False now, so .grad stays as it was"
+    for step in range(8):  # before its buffer fills
+        assert label_of(recording.frame_source(step), "v0") == "b", recording.lines[step]
+    assert label_of(recording.frame_source(-1), "v0") == "b\\ngrad_output [2, 2]\\n.grad = [2, 2]"
+
+
 def test_without_show_grads_a_hand_built_recording_shows_no_grad():
     x = vf.Variable(np.array([1.0, 2.0]))
     recording = hand_built((x * 2).sum(), {"x": x}, DotOptions())
