@@ -372,3 +372,18 @@ def test_a_loop_that_zeroes_after_the_step_fails_from_stale_gradients():
     result = verdict("ch08.training_loop", wrong("ch08.training_loop", label))
     assert "left over from a backward run before train_losses" in result.case, str(result)
     assert "step 1's gradient alone" in result.hint, str(result)
+
+
+def test_predictions_that_name_some_leaves_are_not_told_leaves_count_too():
+    assert ch04_checks._no_leaves(["Sum#5", "x"], {"x": 1, "y": 2}) is False
+    assert ch04_checks._no_leaves(["Sum#5"], {"x": 1, "y": 2}) is True
+
+
+def test_an_add_grad_wrong_in_one_slot_only_is_not_told_the_slots_are_swapped():
+    def add_grad(need_copy, buffer, output_nr, grad):  # slot 1's gradients land in slot 0, slot 0's nowhere
+        if output_nr == 1:
+            buffer[0] = grad.copy() if buffer[0] is None else buffer[0] + grad
+
+    with pytest.raises(ch04_checks.CheckFailed) as failure:
+        ch04_checks._check_two_slots_of_one_buffer(add_grad, set(), "the hint")
+    assert "swapped" not in failure.value.hint and "meant for slot 1" not in failure.value.hint

@@ -6,11 +6,14 @@ from __future__ import annotations
 import traceback
 
 import pytest
-from exercises import ch08
+from exercises import ch07, ch08
 from test_exercise_messages import function_class, verdict
 
+from varfunc import Function, Variable
+from varfunc.errors import VarfuncError
 from varfunc.grading import check, passes
-from varfunc.grading.core import RAISED
+from varfunc.grading.advice import STUB_MESSAGE, missing_hint, stub_hint
+from varfunc.grading.core import RAISED, lookup, raise_with_hint, raised_verdict, show
 
 
 def _endless(values):
@@ -93,3 +96,57 @@ def test_grad_data_read_as_the_gradient_is_told_that_grad_is_an_array():
     assert source != ch08.MOMENTUM_RIGHT
     result = verdict("ch08.momentum_sgd", source)
     assert "'memoryview' object" in result.got and "(p.grad, not p.grad.data)" in result.hint, str(result)
+
+
+def test_an_overflowing_softplus_is_told_it_overflows_not_that_np_max_reduces():
+    source = next(code for label, code in ch07.WRONG_ANSWERS["ch07.softplus"] if label.startswith("naive"))
+    result = verdict("ch07.softplus", source)
+    assert "overflows" in result.hint and "reduces" not in result.hint, str(result)
+
+
+def test_a_checks_hint_for_an_error_wins_over_the_kits_message_and_the_innermost_wins():
+    error = VarfuncError("the kit's message")
+    raise_with_hint(error, "inner")
+    raise_with_hint(error, "outer")
+    assert raised_verdict(lookup("ch03.mul"), error).hint == "inner"
+
+
+def test_an_unpacking_error_in_a_backward_that_saved_its_input_gets_no_save_hint():
+    source = function_class(
+        "Mul",
+        "self.save_for_backward(a, b)\nreturn a * b",
+        "a, b = self.saved_tensors\nm, n = a.shape[:1]\nreturn grad_output * b, grad_output * a",
+        "a, b",
+    )
+    result = verdict("ch03.mul", source)
+    assert "not enough values to unpack" in result.got, str(result)
+    assert "save_for_backward" not in result.hint, str(result)
+
+
+def test_a_long_list_is_cut_in_a_verdict():
+    assert len(show(list(range(100_000)))) < 500
+
+
+def test_a_missing_answer_is_matched_only_with_the_notebooks_own_functions():
+    def MSE(a, b):  # noqa: N802 - the student's name
+        return ((a - b) ** 2).mean()
+
+    MSE.__module__ = "__main__"
+    assert missing_hint(["variable"], {"__name__": "__main__", "Variable": Variable}) == (
+        "run the exercise cell above first"
+    )
+    assert "this notebook defines MSE: rename it mse" in missing_hint(
+        ["mse"], {"__name__": "__main__", "MSE": MSE}
+    )
+
+
+def test_only_the_methods_still_raising_the_stubs_error_are_named():
+    namespace: dict = {"Function": Function}
+    exec(
+        function_class(
+            "Flip", f"raise NotImplementedError({STUB_MESSAGE!r})", "raise NotImplementedError('2D only')"
+        ),
+        namespace,
+    )
+    hint = stub_hint(("Flip",), namespace, NotImplementedError(STUB_MESSAGE))
+    assert hint.startswith("Flip.forward still raises NotImplementedError: replace"), hint

@@ -12,7 +12,7 @@ import pytest
 nbformat = pytest.importorskip("nbformat")
 
 from varfunc.grading import options  # noqa: E402
-from varfunc.grading.__main__ import main  # noqa: E402
+from varfunc.grading.__main__ import main, parser  # noqa: E402
 from varfunc.grading.batch import grade_class, up_to_date  # noqa: E402
 from varfunc.grading.grade import GradeOptions, cell_index, grade_submission  # noqa: E402
 from varfunc.grading.report import markdown, to_html  # noqa: E402
@@ -175,3 +175,25 @@ def test_the_chapter_help_says_where_the_chapter_comes_from_without_it():
     grade = parser()._subparsers._group_actions[0].choices["grade"]
     text = " ".join(grade.format_help().split())
     assert "else the chapter of the notebook's own exercise cells" in text
+
+
+def test_max_output_0_means_no_limit_and_is_accepted(unreadable, tmp_path):
+    assert GradeOptions(max_output_mib=0).max_output_mib == 0
+    assert GradeOptions(max_output_mib=0.5).max_output_mib == 0.5
+    report = tmp_path / "report"
+    assert (
+        main(["grade", str(unreadable), "--report", str(report), "--no-progress", "--max-output", "0"]) != 2
+    )
+    assert report.is_dir()
+
+
+def test_max_output_defaults_to_20_mib_in_the_options_and_on_the_command_line():
+    grade = parser().parse_args(["grade", "x.ipynb", "--report", "r"])
+    assert GradeOptions().max_output_mib == 20 == grade.max_output
+
+
+def test_max_output_is_in_the_fingerprint_and_must_be_a_number():
+    assert GradeOptions(max_output_mib=1).fingerprint() != GradeOptions(max_output_mib=20).fingerprint()
+    for wrong in (True, False, "1", None, float("inf"), -0.5):
+        with pytest.raises(ValueError, match="--max-output must be a number of MiB"):
+            GradeOptions(max_output_mib=wrong)

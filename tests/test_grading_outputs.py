@@ -56,3 +56,28 @@ def test_a_loud_notebook_keeps_its_points_and_its_report_says_what_was_dropped(t
         "(counting from 1) and the cells after it printed or showed past it was dropped"
     )
     assert any(problem.startswith(note) for problem in report["problems"]), report["problems"]
+
+
+def test_what_fits_the_limit_is_all_kept_and_only_a_runner_cells_verdict_passes_it(tmp_path):
+    # 100 KB fits 0.5 MiB (a limit counted in KiB would cut it); a verdict a student's own cell
+    # shows past the limit is dropped like any output: only the grader's runner cells get through
+    fake = VERDICT.replace(RUNNER_MARK, "# not a runner")
+    cells = ["print('y' * 100_000)", LOUD, fake, VERDICT]
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(source) for source in cells])
+    runs = execute(nb, tmp_path, cell_timeout=30, notebook_timeout=60, max_output_mib=LIMIT_MIB)
+    assert [run.status for run in runs] == ["ok"] * 4
+    assert [run.cut for run in runs] == [False, True, True, False]
+    assert "".join(output["text"] for output in runs[0].outputs) == "y" * 100_000 + "\n"
+    assert runs[2].outputs == []
+    assert [VERDICT_MIME in output.get("data", {}) for output in runs[3].outputs] == [True]
+
+
+def test_a_limit_of_0_keeps_every_output(tmp_path):
+    cells = ["print('y' * 100_000)", "print('after')"]
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(source) for source in cells])
+    runs = execute(nb, tmp_path, cell_timeout=30, notebook_timeout=60, max_output_mib=0)
+    assert [run.cut for run in runs] == [False, False]
+    assert ["".join(output["text"] for output in run.outputs) for run in runs] == [
+        "y" * 100_000 + "\n",
+        "after\n",
+    ]

@@ -253,3 +253,31 @@ def test_a_typo_in_a_prediction_that_held_none_says_the_cell_raised(shell, capsy
     assert "only see the predicted_b_grad from an earlier run" in out and "predicted_a_grad" not in out, out
     cell(shell, "predicted_a_grad = [3.5, 4.5]\npredicted_b_grad = None\nprint(undefined_name)")
     assert "the last time it ran" not in checked(shell, capsys, "ch02.predict_grad")  # bound, then raised
+
+
+def _stale_after(shell, source: str) -> bool:
+    """Whether x (None before) is stale after source, a cell that raises, ran."""
+    cell(shell, "x = None")
+    assert cell(shell, source).success is False
+    return "x" in session().stale(["x"], shell.user_ns)
+
+
+@pytest.mark.parametrize(
+    "source, stale",
+    [
+        ("x = (\n    1/0)", True),  # raised on the last line of the statement binding x: not bound
+        ("x = 1 +", True),  # a typo: nothing in the cell ran
+        ("x = None\neval('1/0')", False),  # raised on line 2 (line 1 of the evaluated text)
+        ("x = None\n%time 1\nraise ValueError", False),  # not Python: not known, graded as it left it
+    ],
+)
+def test_a_name_that_holds_none_again_is_stale_unless_the_cell_bound_it_before_it_raised(
+    shell, source, stale
+):
+    assert _stale_after(shell, source) is stale
+
+
+def test_a_module_the_cell_imports_that_raises_counts_the_cells_own_line(shell, tmp_path, monkeypatch):
+    (tmp_path / "raises_on_import.py").write_text("raise RuntimeError('at its line 1')\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    assert _stale_after(shell, "y = 0\nx = None\nimport raises_on_import") is False

@@ -156,14 +156,15 @@ def _last_shown() -> BaseException | None:
 
 
 def _cell_line(error: BaseException, user_ns: dict) -> int | None:
-    """The line of the cell's own code at which error was raised (None when no cell frame is found)."""
-    line, tb = None, error.__traceback__
+    """The line of the cell's own code at which error was raised (None when no cell frame is found):
+    the outermost frame of the cell's namespace, as what the cell exec()s or eval()s runs in it too."""
+    tb = error.__traceback__
     while tb is not None:
         frame = tb.tb_frame
         if frame.f_globals is user_ns and frame.f_code.co_name == "<module>":
-            line = tb.tb_lineno
+            return tb.tb_lineno
         tb = tb.tb_next
-    return line
+    return None
 
 
 def _lines_binding(source: str, name: str) -> list[int] | None:
