@@ -197,10 +197,7 @@ def fit(
     modes = _modes_of(model)  # put back when fit returns
     # tried on every row, in eval mode and without a graph, before anything changes: a mistake in
     # loss_fn, the metrics, val_data or the data (its shapes, a bad label, an inf) stops fit here
-    try:
-        _epoch_metrics(model, loss_fn, train_arrays, val_arrays, metrics, trial=True)
-    finally:
-        _set_modes(modes)
+    _epoch_metrics(model, loss_fn, train_arrays, val_arrays, metrics, trial=True)  # (modes kept: _eval_mode)
     batches = train_data
     if makes_batches:
         if seed is None:  # from nn's generator: nn.manual_seed repeats a run, and each call shuffles anew
