@@ -144,3 +144,15 @@ def test_a_module_dict_update_refuses_a_tuple_that_is_not_a_pair(pair):
     with pytest.raises(TypeError, match=r"ModuleDict.update: expected a dict or \(name, Module\) pairs, got"):
         heads.update([pair])
     assert len(heads) == 0
+
+
+def test_append_to_a_slice_never_replaces_a_module():
+    """A Sequential's model[1:] keeps the names "1" and "2": appending takes the next free number."""
+    first, relu, last = nn.Linear(4, 3), nn.ReLU(), nn.Linear(3, 2)
+    tail = nn.Sequential(first, relu, last)[1:]
+    tanh, sigmoid = nn.Tanh(), nn.Sigmoid()
+    tail.append(tanh)
+    tail.extend([sigmoid])
+    assert list(tail) == [relu, last, tanh, sigmoid]
+    assert list(tail._modules) == ["1", "2", "3", "4"]
+    assert [id(p) for p in tail.parameters()] == [id(p) for p in last.parameters()]

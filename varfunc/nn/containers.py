@@ -94,8 +94,11 @@ class _ModuleSequence(Module):
         return module
 
     def append(self, module: Module) -> Any:
-        """Add a module at the end."""
-        self.add_module(str(len(self)), module)
+        """Add a module at the end, named str(len(self)) as in torch, or the next number not taken."""
+        number = len(self)
+        while str(number) in self._modules:  # a slice keeps its names: model[1:] holds "1" and "2"
+            number += 1  # (torch's append would replace the module called "2")
+        self.add_module(str(number), module)
         return self
 
     def extend(self, modules: Iterable[Module]) -> Any:
