@@ -88,3 +88,41 @@ def test_a_put_back_that_is_interrupted_leaves_the_change_counted(monkeypatch):
     assert h.data.tolist() == [6.0, 12.0] and h._version == [1]  # not put back: counted
     with pytest.raises(vf.InplaceError, match="saved tensor"):
         y.backward()
+
+
+class SavesWhatItMade(Function):
+    """Saves an array forward made and does not return: refused, with no graph recorded."""
+
+    def forward(self, a):
+        self.save_for_backward(a * 3)
+        return a * 2
+
+    def backward(self, g):
+        return g * 2
+
+
+class ChangesItsInputUnmarked(Function):
+    """Asks to save its input, then changes it in place without mark_dirty: refused and put back."""
+
+    def forward(self, a):
+        self.save_for_backward(a)
+        self.mark_non_differentiable()
+        a += 1
+        return a * 2
+
+    def backward(self, g):
+        return g * 2
+
+
+@pytest.mark.parametrize("make", [SavesWhatItMade, ChangesItsInputUnmarked])
+def test_a_refused_forward_records_nothing_and_forgets_what_it_asked_for(make):
+    """Refused before the graph is touched: no output_ids (a retry is not 'already called')."""
+    x = Variable(np.array([1.0, 2.0]))
+    f = make()
+    with pytest.raises(vf.VarfuncError):
+        f(x)
+    assert f.output_ids is None and f.previous_functions is None
+    assert f.to_save is None and f.non_differentiable is None and f.dirty_tensors is None
+    assert x.data.tolist() == [1.0, 2.0] and x._version == [0]
+    with pytest.raises(vf.VarfuncError, match="neither an input|without mark_dirty"):
+        f(x)  # the same error again, not "was already called"

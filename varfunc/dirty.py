@@ -106,8 +106,15 @@ class DirtyInputs:
         for position, tensor in enumerate(self.non_differentiable or ()):
             if not is_one_of(tensor, raw_outputs):
                 raise self._not_an_output(position, tensor)
-        if dirty is None:
-            return
+        if dirty is not None:
+            self._check_dirty(input, raw_outputs, dirty)
+        for position, tensor in enumerate(self.to_save or ()):  # _save would refuse these too late
+            if tensor is not None and not is_one_of(tensor, raw_outputs):
+                if not any(tensor is v._data for v in input):
+                    raise self._not_input_or_output(position, tensor)
+
+    def _check_dirty(self, input, raw_outputs, dirty) -> None:
+        """mark_dirty's rules: inputs only, no leaf that requires grad, each returned once."""
         changed = []
         for array in dirty:
             owner = next((v for v in input if v._data is array), None)
@@ -135,10 +142,6 @@ class DirtyInputs:
                     f"{name}: forward marked an input dirty (mark_dirty) and returned it {returned} "
                     "times; an in-place op returns the array it changed once, as one of its outputs"
                 )
-        for position, tensor in enumerate(self.to_save or ()):  # _save would refuse these too late
-            if tensor is not None and not is_one_of(tensor, raw_outputs):
-                if not any(tensor is v._data for v in input):
-                    raise self._not_input_or_output(position, tensor)
 
     def _not_input_or_output(self, position: int, tensor: Any) -> VarfuncError:
         """save_for_backward got something forward neither received nor returned."""

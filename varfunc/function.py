@@ -151,15 +151,15 @@ class Function(FunctionHooks, DirtyInputs, GradientChecks, ModernFunctionNames):
             self._forward_failed(input, arrays, copies, error)  # raises a clearer error where it has one
             raise
         raw_outputs = result if type(result) is tuple else (result,)
-        if copies is not None:  # a Function you wrote: no unmarked input changed, none kept writable
-            self._check_forward(input, arrays, raw_outputs, copies)
-        dirty, marked = self.dirty_tensors, self.non_differentiable
-        if dirty is not None or marked is not None:
-            try:
+        try:
+            if copies is not None:  # a Function you wrote: no unmarked input changed, none kept writable
+                self._check_forward(input, arrays, raw_outputs, copies)
+            dirty, marked = self.dirty_tensors, self.non_differentiable
+            if dirty is not None or marked is not None or copies is not None:
                 self._check_declared(input, raw_outputs, dirty)
-            except VarfuncError as error:  # refused: a Function you wrote gets its inputs put back
-                self._forward_failed(input, arrays, copies, error)
-                raise
+        except VarfuncError as error:  # refused: a Function you wrote gets its inputs put back
+            self._forward_failed(input, arrays, copies, error)
+            raise
         # One plain loop over the inputs collects the graph fields: this runs for every op, and a
         # loop costs about half of what one generator expression per field would.
         volatile = False
