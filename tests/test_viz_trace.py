@@ -244,3 +244,33 @@ def test_events_replayed_in_another_engines_order_are_refused():
         "Leaf#0",
         "Leaf#3",
     ]
+
+
+@pytest.mark.parametrize(
+    "setting, error, words",
+    [
+        ({"max_nodes": "abc"}, TypeError, "max_nodes must be a number of nodes"),
+        ({"max_nodes": 2.5}, TypeError, "max_nodes must be a number of nodes"),
+        ({"max_nodes": True}, TypeError, "max_nodes must be a number of nodes"),
+        ({"max_nodes": -1}, ValueError, "max_nodes must be 0 or more"),
+        ({"show_shapes": "yes"}, vf.DTypeError, "show_shapes must be True or False"),
+        ({"legend": 3}, vf.DTypeError, "legend must be True or False"),
+    ],
+)
+def test_a_bad_setting_is_refused_before_backward_runs(setting, error, words):
+    """trace refuses it up front, so no gradient is added (a retry would have added a second one)."""
+    from varfunc.viz import draw
+
+    x = vf.Variable(np.array([1.0, 2.0]))
+    loss = (x * 3.0).sum()
+    with pytest.raises(error, match=f"trace: {words}"):
+        trace(loss, **setting)
+    assert x.grad.tolist() == [0.0, 0.0]
+    with pytest.raises(error, match=f"draw: {words}"):
+        draw(loss, **setting)
+    recording = trace(loss)
+    assert x.grad.tolist() == [3.0, 3.0]
+    if "max_nodes" in setting:  # set by hand on a Recording: refused when frames are asked for
+        recording.max_nodes = setting["max_nodes"]
+        with pytest.raises(error, match=f"frames: {words}"):
+            recording.frames()

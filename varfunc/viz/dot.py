@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from ..backend import check_flag
 from .fmt import array_text
 from .graph import GraphView
 
@@ -77,10 +78,13 @@ class DotOptions:
     show_grads: bool = False
     show_saved: bool = False
     legend: bool = False
+    where: str = field(default="draw", repr=False, compare=False)  # the call to name in an error
 
     def __post_init__(self) -> None:
         if self.style not in STYLES:
-            raise ValueError(f"style must be one of {STYLES}, got {self.style!r}")
+            raise ValueError(f"{self.where}: style must be one of {STYLES}, got {self.style!r}")
+        for name in ("show_shapes", "show_values", "show_grads", "show_saved", "legend"):
+            check_flag(self.where, name, getattr(self, name))  # "no" would count as True
 
 
 @dataclass

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from .dot import DotOptions, build_dot, node_count
-from .graph import MAX_NODES, GraphView, too_large
+from .graph import MAX_NODES, GraphView, check_max_nodes, too_large
 from .render import Picture
 from .summary import summary
 
@@ -34,6 +34,7 @@ def draw(
     Returns a Picture: it displays as SVG in JupyterLab (or as DOT text when nothing can render),
     ``.source`` is the DOT text, ``str()`` / ``.summary()`` describe the graph in words.
     """
+    check_max_nodes("draw", max_nodes)
     view = GraphView(var_or_vars, params)
     options = DotOptions(style, show_shapes, show_values, show_grads, show_saved, legend)
     nodes = node_count(view, options)

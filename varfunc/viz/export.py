@@ -18,7 +18,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from .graph import too_large
+from .graph import check_max_nodes, too_large
 from .render import GraphTooLarge, Picture, RendererUnavailable, available_renderers, render, saved_format
 
 MAX_GIF_SIDE = 1536  # pixels: the most a GIF page is wide or high (16 inches at Graphviz's 96 dpi)
@@ -55,6 +55,7 @@ def save_frames(frames: list[Picture], directory: str, format: str = "svg", pref
 
 def check_gif_size(nodes: int, frames: int, max_nodes: int | None) -> None:
     """GraphTooLarge, before anything is drawn, for a GIF too big to be of use (max_nodes None: never)."""
+    check_max_nodes("save_gif", max_nodes)
     if max_nodes is None:
         return
     if nodes > max_nodes:

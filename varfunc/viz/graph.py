@@ -18,6 +18,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any, NamedTuple
 
+import numpy as np
+
 from ..leaf import Leaf
 from ..variable import Variable
 
@@ -302,6 +304,18 @@ def _described(item: Any) -> str:
     name = kind.__qualname__ if kind.__module__ == "builtins" else f"{kind.__module__}.{kind.__qualname__}"
     shape = f" of shape {item.shape}" if hasattr(item, "shape") else ""
     return f"a {name}{shape}"
+
+
+def check_max_nodes(where: str, max_nodes: Any) -> None:
+    """Refuse a max_nodes that is not None or a whole number, 0 or more (a string failed much later)."""
+    if max_nodes is None:
+        return
+    if isinstance(max_nodes, bool) or not isinstance(max_nodes, (int, np.integer)):
+        raise TypeError(
+            f"{where}: max_nodes must be a number of nodes (an int) or None for no limit, got {max_nodes!r}"
+        )
+    if max_nodes < 0:
+        raise ValueError(f"{where}: max_nodes must be 0 or more (or None for no limit), got {max_nodes}")
 
 
 def too_large(nodes: int, max_nodes: int | None) -> str:

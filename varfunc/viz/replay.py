@@ -29,7 +29,7 @@ from ..hooks import hooks_reported_to
 from ..variable import Variable
 from .dot import COLORS, DotOptions, Overlay, build_dot, grad_line, node_count
 from .export import MAX_GIF_NODES, Frame, check_gif_size, save_frames, save_gif
-from .graph import MAX_NODES, GraphView, too_large
+from .graph import MAX_NODES, GraphView, check_max_nodes, too_large
 from .orders import checked_seed
 from .recorder import accumulated_grads, in_call_order, same
 from .render import GraphTooLarge
@@ -175,6 +175,7 @@ class Recording:
         return build_dot(self.view, self._frame_options, overlay)
 
     def _check_size(self) -> None:
+        check_max_nodes("frames", self.max_nodes)  # recording.max_nodes may have been set by hand
         refused = too_large(self._nodes, self.max_nodes)
         if not refused:
             return
@@ -253,7 +254,9 @@ def trace(
     """
     if not isinstance(loss, Variable):
         raise TypeError(f"trace: loss must be one Variable to run backward from, got {type(loss).__name__}")
-    options = DotOptions(style=style, show_shapes=show_shapes, legend=legend)  # checked before backward
+    # The settings are checked before backward runs: a retry after an error would add a second gradient.
+    options = DotOptions(style=style, show_shapes=show_shapes, legend=legend, where="trace")
+    check_max_nodes("trace", max_nodes)
     engine = ExecutionEngine(order)
     view = GraphView(loss, params)
     checked_seed("trace", loss, gradient)  # backward's refusals, named for trace, before backward runs
