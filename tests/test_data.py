@@ -199,6 +199,10 @@ def test_minibatches_to_cuda_without_gpu_raises():
             "Minibatches: seed must be an int, None or a np",
         ),
         (lambda X: data.Minibatches(X, device="gpu"), DeviceError, "unknown device 'gpu'"),
+        # Before: taken for the current GPU (and 'cuda:x' gave int()'s bare ValueError)
+        (lambda X: data.Minibatches(X, device="cudax"), DeviceError, "unknown device 'cudax'"),
+        (lambda X: data.Minibatches(X, device="cuda:-1"), DeviceError, "unknown device 'cuda:-1'"),
+        (lambda X: data.Minibatches(X, device="cuda:x"), DeviceError, "unknown device 'cuda:x'"),
         (
             lambda X: data.train_test_split(X, 5),
             TypeError,

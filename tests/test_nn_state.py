@@ -1,6 +1,7 @@
 """varfunc.nn's state: state_dict round trips, shared layers, files, deepcopy, dtypes and devices."""
 
 import copy
+import re
 
 import numpy as np
 import pytest
@@ -82,7 +83,7 @@ def test_load_state_dict_errors_leave_the_model_alone():
         model.load_state_dict(wrong)
     unreadable = {name: np.zeros_like(value) for name, value in model.state_dict().items()}
     unreadable["scale"] = np.array(["x", "y"])  # the last entry read, after the layers' arrays
-    with pytest.raises(DTypeError, match="'scale' is a ndarray that cannot become float64"):
+    with pytest.raises(DTypeError, match="'scale' holds <U1 data, which is not real numbers"):
         model.load_state_dict(unreadable)
     for name, value in model.state_dict().items():
         np.testing.assert_array_equal(value, before[name])
@@ -192,3 +193,24 @@ def test_pickling_a_model_says_how_to_save_one():
 
     with pytest.raises(TypeError, match=r"for a model .*nn.save\(model, path\)"):
         pickle.dumps(TwoLayer())
+
+
+@pytest.mark.parametrize(
+    "value, words",
+    [
+        (np.array([[None] * 3] * 2), "holds object data, which is not real numbers"),  # astype: NaN
+        (np.zeros((2, 3)) + 1j, "holds complex128 data"),  # astype: the imaginary part dropped
+        (np.array([["1", "2", "3"]] * 2), "holds <U1 data"),  # astype: parsed as numbers
+        (np.full((2, 3), 1e300), "holds numbers too large for float32"),  # astype: inf
+        ([[1.0, 2.0], [3.0]], "is a list that makes no array"),
+    ],
+)
+def test_load_state_dict_refuses_what_would_load_other_numbers(value, words):
+    """Each of these used to load as weights that are not the saved ones (NaN, inf, a real part)."""
+    layer = nn.Linear(3, 2)
+    before = layer.weight.data.copy()
+    with pytest.raises(DTypeError, match=f"load_state_dict for Linear: 'weight' {re.escape(words)}"):
+        layer.load_state_dict({"weight": value, "bias": np.zeros(2)})
+    np.testing.assert_array_equal(layer.weight.data, before)
+    layer.load_state_dict({"weight": np.full((2, 3), np.inf), "bias": [1, 2]})  # inf saved is inf loaded
+    assert np.isinf(layer.weight.data).all() and layer.bias.data.tolist() == [1.0, 2.0]

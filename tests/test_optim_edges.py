@@ -148,6 +148,9 @@ def test_load_state_dict_mismatch_errors():
             ValueError,
             r": SGD keeps no such state \(it keeps \['momentum_buffer'\]\)",
         ),
+        # Each of these used to load as a buffer of other numbers (NaN, a real part, inf):
+        ("momentum_buffer", np.full((3, 4), None), DTypeError, " holds object data, which is not real"),
+        ("momentum_buffer", np.zeros((3, 4)) + 1j, DTypeError, " holds complex128 data"),
     ],
 )
 def test_load_state_dict_refuses_a_bad_entry_before_anything_changes(name, value, error, words):

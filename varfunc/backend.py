@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numbers
 import os
+import re
 import warnings
 from types import ModuleType
 from typing import Any
@@ -192,7 +193,7 @@ def to_device(array: Any, device: str) -> Any:
     GPU (or from the host) to it: so the move happens with device N made the current one."""
     if device == "cpu":
         return array.get() if _is_cupy_array(array) else array
-    if not isinstance(device, str) or not device.startswith("cuda"):
+    if not isinstance(device, str) or not re.fullmatch(r"cuda(:[0-9]+)?", device):
         dtype = (
             "" if isinstance(device, str) else " (a dtype changes with .double(), .float() or .type(dtype))"
         )
@@ -204,3 +205,30 @@ def to_device(array: Any, device: str) -> Any:
     index = int(device.split(":")[1]) if ":" in device else cupy.cuda.runtime.getDevice()
     with cupy.cuda.Device(index):
         return cupy.asarray(array)
+
+
+def loaded_array(where: str, value: Any, like: Any) -> Any:
+    """value (an array, a list) as a new array of like's dtype on like's device, for load_state_dict.
+
+    Refused with a DTypeError: data that is not real numbers (complex, text, objects; astype would
+    drop an imaginary part or make NaN of None) and numbers too large for the dtype (1e300 in float32
+    would become inf), which would load as weights or buffers that are silently not the saved ones.
+    """
+    try:
+        array = value if hasattr(value, "astype") else np.asarray(value)  # lists, torch tensors
+    except (TypeError, ValueError) as error:  # a ragged list
+        raise DTypeError(f"{where} is a {type(value).__name__} that makes no array ({error})") from None
+    if array.dtype.kind not in "fiu":
+        raise DTypeError(
+            f"{where} holds {array.dtype} data, which is not real numbers; store float or integer arrays"
+        )
+    array = to_device(array, device_of(like))
+    xp = get_array_module(array)
+    with np.errstate(over="ignore"):  # refused below, with a clearer message than NumPy's warning
+        converted = xp.array(array, dtype=like.dtype, copy=True)  # a NumPy scalar too becomes an array
+    if array.dtype.kind == "f" and bool((xp.isfinite(array) & ~xp.isfinite(converted)).any()):
+        raise DTypeError(
+            f"{where} holds numbers too large for {like.dtype} (they would become inf); "
+            "store values that fit the parameter's dtype"
+        )
+    return converted

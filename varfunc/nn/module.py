@@ -14,11 +14,11 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from ..backend import check_flag, to_device
+from ..backend import check_flag, loaded_array, to_device
 from ..errors import DTypeError, ShapeError, VarfuncError
 from ..variable import Variable
 from .registry import Parameter, check_name, unregistered
-from .serialization import arrays_to_save, read_npz, with_article, write_atomically
+from .serialization import arrays_to_save, read_npz, write_atomically
 
 __all__ = ["IncompatibleKeys", "Module", "Parameter", "load", "save"]
 
@@ -277,16 +277,8 @@ class Module:
                 continue
             value = state_dict[name]
             value = value.data if isinstance(value, Variable) else value
-            try:  # converted here, before any parameter changes: a bad entry leaves the model as it was
-                array = value if hasattr(value, "astype") else np.asarray(value)  # lists, torch tensors
-                array = to_device(array, param.device)
-                array = array.astype(param.dtype, copy=True)
-            except (TypeError, ValueError, AttributeError) as error:
-                raise DTypeError(
-                    f"load_state_dict for {type(self).__name__}: {name!r} is "
-                    f"{with_article(type(value).__name__)} that cannot become {param.dtype} data ({error}); "
-                    "store numeric NumPy arrays in the state dict"
-                ) from None
+            # Converted here, before any parameter changes: a bad entry leaves the model as it was.
+            array = loaded_array(f"load_state_dict for {type(self).__name__}: {name!r}", value, param.data)
             if array.shape != param.shape:
                 raise ShapeError(
                     f"load_state_dict for {type(self).__name__}: {name!r} has shape {array.shape} in "

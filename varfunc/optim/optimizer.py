@@ -9,7 +9,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from ..backend import check_flag, device_of, get_array_module, is_array, to_device
+from ..backend import check_flag, device_of, is_array, loaded_array
 from ..errors import DeviceError, DTypeError, ShapeError
 from ..variable import Variable
 
@@ -348,7 +348,7 @@ class Optimizer:
                 f"{where} has shape {getattr(value, 'shape', type(value).__name__)}, the parameter "
                 f"has {param.shape}; a buffer has its parameter's shape"
             )
-        return get_array_module(param.data).array(to_device(value, param.device), dtype=param.dtype)
+        return loaded_array(where, value, param.data)
 
     def __repr__(self) -> str:
         lines = [f"{type(self).__name__} ("]
