@@ -345,3 +345,21 @@ def test_a_writable_grad_whose_elements_share_memory_is_copied_too():
     x.grad = np.lib.stride_tricks.as_strided(shared, (3,), (0,))  # writable, one element underneath
     (x * Variable(np.array([1.0, 2.0, 3.0]))).sum().backward()
     assert x.grad.tolist() == [1.0, 2.0, 3.0] and shared.tolist() == [0.0]
+
+
+def test_a_grad_that_is_the_data_itself_is_copied_so_backward_leaves_the_data_alone():
+    """w.grad = w.data: backward added into the weights (and their version did not move)."""
+    w = Variable(np.ones(3))
+    w.grad = w.data[::1]  # a view of the data too
+    (w * 2).sum().backward()
+    assert w.data.tolist() == [1.0, 1.0, 1.0] and w.grad.tolist() == [3.0, 3.0, 3.0]
+
+
+def test_data_of_another_dtype_takes_its_grad_along():
+    """Before: float64 data kept a float32 .grad, a pair the .grad setter itself refuses."""
+    w = Variable(np.ones(2, dtype=np.float32))
+    (w * 2).sum().backward()
+    w.data = w.data.astype(np.float64)
+    assert w.grad.dtype == np.float64 and w.grad.tolist() == [2.0, 2.0]
+    (w * 3).sum().backward()
+    assert w.grad.dtype == np.float64 and w.grad.tolist() == [5.0, 5.0]

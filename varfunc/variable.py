@@ -74,6 +74,8 @@ class Variable(VariableMethods, ShapeMethods, VariableOperators, ModernVariableN
                     f"would be truncated to integers: assign floating-point data (value.astype("
                     f"{self._data.dtype})), or make a Variable that does not require grad"
                 )
+            if self._grad is not None and self._grad.dtype != value.dtype:  # .grad keeps the data's dtype
+                self._grad = self._grad.astype(value.dtype)
             self._data = value
         self._version[0] += 1  # x.data -= lr * g ends with this assignment: saved copies see it
 
@@ -93,9 +95,11 @@ class Variable(VariableMethods, ShapeMethods, VariableOperators, ModernVariableN
                     f"grad: got {value.dtype} for a Variable of {self._data.dtype}; the gradient has "
                     f"the data's dtype: assign value.astype({self._data.dtype}) or None"
                 )
-            # A broadcast view (read-only in NumPy, writable in CuPy: its elements share memory, a zero
-            # stride): backward adds into .grad, so it gets an array of its own
-            if not getattr(value.flags, "writeable", True) or 0 in value.strides:
+            # backward adds into .grad in place, so it gets an array of its own when value is a
+            # broadcast view (read-only in NumPy, writable in CuPy: a zero stride) or shares memory
+            # with the data (w.grad = w.data: backward would change the weights)
+            shares = get_array_module(value).may_share_memory(value, self._data)
+            if shares or not getattr(value.flags, "writeable", True) or 0 in value.strides:
                 value = value.copy()
         self._grad = value
 
