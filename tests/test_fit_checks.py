@@ -112,10 +112,13 @@ def test_fit_refuses_a_loss_cut_from_the_model():
     X, y, model, optimizer = spiral_problem()
     cut = lambda output, target: nn.cross_entropy(Variable(output.data), target)  # noqa: E731
     weights = [p.data.copy() for p in model.parameters()]
+    for p in model.parameters():
+        p.grad = np.ones_like(p.data)
     with pytest.raises(ValueError, match="the loss does not depend on any parameter the optimizer holds"):
         fit(model, cut, optimizer, (X, y), seed=0, progress=False)  # it once trained nothing, silently
     for p, w in zip(model.parameters(), weights):
         np.testing.assert_array_equal(p.data, w)
+        np.testing.assert_array_equal(p.grad, np.ones_like(w))  # refused before zero_grad
 
 
 def test_fit_refuses_a_seed_its_batches_would_ignore():

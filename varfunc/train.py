@@ -229,13 +229,13 @@ def fit(
         for epoch in range(epochs):
             epoch_sum, epoch_count = 0.0, 0
             for x, y in batches:
-                optimizer.zero_grad()
                 loss = loss_fn(model(x), y)
                 value = _one_value(loss, "fit")
                 if history.steps == first_step:  # once: a loss cut from the model trains nothing
                     check_connected(loss, optimizer)
                 if not math.isfinite(value):  # before the step: the weights that gave it stay to inspect
                     raise not_finite(value, history.steps + 1, model, x)
+                optimizer.zero_grad()  # after the checks: a refused step leaves the gradients as they were
                 loss.backward()
                 optimizer.step()
                 history.losses.append(value)
