@@ -56,6 +56,10 @@ class FunctionHooks:
             )
         if not callable(hook):
             raise VarfuncError(f"register_hook({name!r}): the hook must be callable, got {hook!r}")
+        if not isinstance(name, str):  # remove_hook takes it back by name: a list is not a key at all
+            raise VarfuncError(
+                f"register_hook: the name is a string, register_hook('clip', fn), got {name!r}"
+            )
         if self.backward_hooks is None:
             self.backward_hooks = OrderedDict()
         index = None if variable is None else self.output_ids[id(variable)]
