@@ -232,3 +232,29 @@ def test_sgd_without_lr_says_it_is_required_as_in_2017():
         optim.SGD([Variable(np.ones(2))])
     torch = pytest.importorskip("torch")
     assert torch.optim.SGD([torch.ones(2, requires_grad=True)]).defaults["lr"] == 0.001
+
+
+def _no_params(saved):
+    del saved["param_groups"][0]["params"]
+
+
+def _group_a_str(saved):
+    saved["param_groups"][0] = "abc"
+
+
+def _groups_a_str(saved):
+    saved["param_groups"] = "abc"
+
+
+@pytest.mark.parametrize("edit", [_no_params, _group_a_str, _groups_a_str])
+def test_load_state_dict_names_param_groups_that_are_not_dicts_with_params(edit):
+    """Before: a bare KeyError: 'params', or Python's 'string indices must be integers'."""
+    params, optimizer = run_ours(*SGD_MOMENTUM)
+    before = snapshot(params, optimizer)
+    saved = optimizer.state_dict()
+    edit(saved)
+    with pytest.raises(
+        DTypeError, match=r"SGD.load_state_dict: the state dict's 'param_groups' must be a list"
+    ):
+        optimizer.load_state_dict(saved)
+    assert_unchanged(params, optimizer, before)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 import math
 import numbers
+import reprlib
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from typing import Any
@@ -257,6 +258,14 @@ class Optimizer:
                 "model.load_state_dict"
             )
         groups = state_dict["param_groups"]
+        if not isinstance(groups, (list, tuple)) or not all(
+            isinstance(saved, Mapping) and "params" in saved for saved in groups
+        ):
+            raise DTypeError(
+                f"{type(self).__name__}.load_state_dict: the state dict's 'param_groups' must be a list "
+                f"of dicts, each with 'params' and the settings (as optimizer.state_dict() makes), got "
+                f"{reprlib.repr(groups)}"
+            )
         if len(groups) != len(self.param_groups):
             raise ValueError(
                 f"{type(self).__name__}.load_state_dict: the state dict has {len(groups)} parameter "
