@@ -59,3 +59,19 @@ def test_the_gradient_near_zero_agrees_with_numerical_differences(c):
 def test_integer_data_to_minus_one_half_stays_float64():
     got = (Variable(np.array([1, 4, 9], dtype=np.int8)) ** -0.5).data
     assert got.dtype == np.float64 and np.allclose(got, [1, 0.5, 1 / 3])
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("c", [-0.0, 0.0])
+def test_a_zero_base_to_a_tensor_power_agrees_with_torch_in_sign(c, dtype):
+    """(-0.0) ** -1 is -inf, so its gradient result * ln 0 is +inf (it was -inf, as for +0.0)."""
+    points = [-1.0, -3.0, -2.0, -0.5, 0.0, 1.0, 2.5, float("nan")]
+    x = Variable(np.array(points, dtype=dtype))
+    t = torch.tensor(points, dtype=getattr(torch, np.dtype(dtype).name), requires_grad=True)
+    with np.errstate(all="ignore"):
+        y = c**x
+        y.backward(np.ones_like(y.data))
+    u = c**t
+    u.backward(torch.ones_like(u))
+    assert _same(y.data, u.detach().numpy()), (c, y.data, u.detach().numpy())
+    assert _same(x.grad, t.grad.numpy()), (c, x.grad, t.grad.numpy())

@@ -260,10 +260,12 @@ class PowConstant(Function):
             if self.constant > 0:
                 return grad_output * result * math.log(self.constant)
             if self.constant == 0:
-                # ln 0 = -inf: 0 ** a is flat for a >= 0 (gradient 0) and is inf for a < 0, where
-                # the gradient inf * ln 0 is -inf; at a = nan it is nan (all as in PyTorch)
+                # ln 0 = -inf: 0 ** a is flat for a >= 0 (gradient 0) and is +-inf for a < 0 (-0.0 to
+                # an odd power is -inf), where the gradient result * ln 0 is infinite of the opposite
+                # sign; at a = nan it is nan (all as in PyTorch)
                 xp = get_array_module(a)
-                return grad_output * xp.where(a >= 0, 0.0, xp.where(a < 0, -math.inf, math.nan))
+                infinite = -xp.copysign(math.inf, result)
+                return grad_output * xp.where(a >= 0, 0.0, xp.where(a < 0, infinite, math.nan))
             # a negative base has no real derivative: nan (as PyTorch), not a crash in math.log
             return grad_output * math.nan
         (a,) = self.saved_tensors
