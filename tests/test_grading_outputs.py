@@ -81,3 +81,27 @@ def test_a_limit_of_0_keeps_every_output(tmp_path):
         "y" * 100_000 + "\n",
         "after\n",
     ]
+
+
+PROGRESS = (  # 300 lines of 5,000 characters printed, one kept at a time
+    "from IPython.display import clear_output\n"
+    "for step in range(300):\n"
+    "    clear_output(wait=True)\n"
+    "    print(f'{step:>5000}', flush=True)\n"
+)
+HANDLES = "from IPython.display import display\nhandles = [display('s', display_id=True) for _ in range(100)]"
+UPDATES = "for handle in handles:\n    handle.update('x' * 100_000)\n"  # 10 million characters
+
+
+def test_what_is_counted_is_what_the_notebook_keeps_display_updates_included(tmp_path):
+    """A progress loop that kept one line at a time passed the limit (cleared outputs counted), and
+    cut every cell after it; updates of display handles went around it (10 MB kept under 0.5 MiB)."""
+    cells = [PROGRESS, "print('after')", HANDLES, UPDATES, VERDICT]
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(source) for source in cells])
+    runs = execute(nb, tmp_path, cell_timeout=60, notebook_timeout=120, max_output_mib=LIMIT_MIB)
+    assert [run.status for run in runs] == ["ok"] * 5
+    assert [run.cut for run in runs] == [False, False, False, True, False]
+    shown = ["".join(output["text"] for output in run.outputs) for run in runs[:2]]  # 1 or 2 messages each
+    assert shown == [f"{299:>5000}\n", "after\n"]
+    assert sum(text_size(output) for run in runs for output in run.outputs) <= LIMIT_MIB * 2**20
+    assert [VERDICT_MIME in output.get("data", {}) for output in runs[4].outputs] == [True]

@@ -23,6 +23,7 @@ from multiprocessing.process import BaseProcess
 from pathlib import Path
 
 from .grade import digest, failed_report, grade_submission
+from .lock import grading_into
 from .names import report_name, shortened, student_of
 from .options import GradeOptions, changed_files, kit_digests
 from .report import remove_orphaned_views, report_file, saved_reports, write_reports, write_summary
@@ -216,7 +217,8 @@ def grade_class(
     """Grade every submission (jobs at a time), write its reports and the class summary.csv.
 
     A file given twice (however typed) is graded once; a file outside the root that report_dir
-    remembers (``roots.py``) is refused (ValueError) before anything is written. The summary lists
+    remembers (``roots.py``) is refused (ValueError) before anything is written, and so is a run into
+    a report_dir another run grades into now (``lock.FolderBusy``, a ValueError). The summary lists
     every submission with a JSON report in report_dir, graded in this run or an earlier one (one row
     each). Ctrl-C or SIGTERM (raised as ``stopping.Stopped``) ends the grading processes and their
     kernels, removes their folders and raises; the next run resumes there.
@@ -224,19 +226,11 @@ def grade_class(
     options = options or GradeOptions()
     report_dir = Path(report_dir)
     paths = distinct(paths)
-    bases = report_bases(paths, report_dir, *settle_root(paths, report_dir))
-    reports, todo = [], []
-    for path, (base, student) in bases.items():
-        done = up_to_date(path, base, options) if resume else None
-        other = graded_as_its_own_chapter(path, base, options) if done is None else None
-        if other is not None:
-            reports.append({**other, "resumed": True, "other_chapter": True})
-        elif done is not None:
-            reports.append({**done, "resumed": True})
-        else:
-            todo.append((path, (base, student)))
-    bar = _progress(len(todo), progress)
-    with stop_on_sigterm():  # the summary too: a SIGTERM while it is written leaves the last one whole
+    # SIGTERM stops the run as Ctrl-C does from here on, so the report folder's lock goes with it
+    with stop_on_sigterm(), grading_into(report_dir):
+        bases = report_bases(paths, report_dir, *settle_root(paths, report_dir))
+        reports, todo = _resumed(bases, options, resume)
+        bar = _progress(len(todo), progress)
         try:
             with closing(_graded(todo, options, jobs)) as graded:
                 for report in graded:
@@ -248,6 +242,21 @@ def grade_class(
             _remove_orphaned_views(report_dir)
             write_summary(saved_reports(report_dir), report_dir / SUMMARY)
     return reports
+
+
+def _resumed(bases: dict, options: GradeOptions, resume: bool) -> tuple[list[dict], list]:
+    """(the reports kept from earlier runs, the (submission, (base, student)) pairs to grade)."""
+    reports, todo = [], []
+    for path, (base, student) in bases.items():
+        done = up_to_date(path, base, options) if resume else None
+        other = graded_as_its_own_chapter(path, base, options) if done is None else None
+        if other is not None:
+            reports.append({**other, "resumed": True, "other_chapter": True})
+        elif done is not None:
+            reports.append({**done, "resumed": True})
+        else:
+            todo.append((path, (base, student)))
+    return reports, todo
 
 
 def _remove_orphaned_views(report_dir: Path) -> None:
