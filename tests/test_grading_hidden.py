@@ -67,6 +67,30 @@ def test_a_hidden_check_catches_what_the_visible_ones_miss():
     assert not verdict.passed and verdict.case.startswith("hidden check: Mul()(a, a)")
 
 
+NUMPY_SCALAR_AS_NUMBER = """
+def make_param(values):
+    if isinstance(values, np.ndarray) and values.dtype.kind == "f":
+        return Variable(values.copy(), requires_grad=True)
+    return Variable(np.array(values, dtype=np.float64), requires_grad=True)
+"""
+ALWAYS_FLOAT64 = """
+def make_param(values):
+    return Variable(np.array(values, dtype=np.float64), requires_grad=True)
+"""
+
+
+def test_make_params_hidden_check_asks_only_for_what_the_exercise_promises():
+    """A list, a number or an array: a right answer that makes a NumPy scalar float64 passed check()
+    and got 0/2 from the grader (the hidden check gave it np.float32(2.5)); one that makes float32
+    arrays float64 is still refused."""
+    path = next(p for p, ex in CASES if ex == "ch02.make_param")
+    right = _namespace(path, "ch02.make_param", NUMPY_SCALAR_AS_NUMBER)
+    assert evaluate("ch02.make_param", right).passed
+    assert evaluate_hidden("ch02.make_param", right).passed
+    wrong = evaluate_hidden("ch02.make_param", _namespace(path, "ch02.make_param", ALWAYS_FLOAT64))
+    assert not wrong.passed and "float32" in wrong.case
+
+
 def test_hidden_test_code_fails_on_a_false_assert():
     verdict = evaluate_hidden("ch02.predict_grad", _predicted(), "assert 1 == 2, 'no'")
     assert (verdict.case, verdict.got) == ("hidden check: an assertion in the hidden tests", "no")
