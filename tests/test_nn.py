@@ -294,3 +294,13 @@ def test_a_layer_or_a_parameter_assigned_again_keeps_its_place():
     layer = nn.Linear(3, 2)
     layer.weight = nn.Parameter(np.ones((2, 3), dtype=np.float32))
     assert [name for name, _ in layer.named_parameters()] == ["weight", "bias"]
+
+
+def test_double_and_float_convert_only_floating_point_parameters_as_torch_does():
+    """An integer Parameter (a count that requires no grad) keeps its dtype; it became float64."""
+    layer = nn.Linear(2, 2)
+    layer.count = nn.Parameter(np.array([3]), requires_grad=False)
+    layer.double()
+    assert [p.dtype for p in layer.parameters()] == [np.float64, np.float64, np.int64]
+    layer.float()
+    assert [p.dtype for p in layer.parameters()] == [np.float32, np.float32, np.int64]

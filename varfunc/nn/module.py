@@ -315,15 +315,18 @@ class Module:
         return self.to("cuda" if device is None else f"cuda:{device}")
 
     def type(self, dtype: Any) -> Module:
-        """Convert every parameter to dtype (for example np.float64); gradients are reset."""
+        """Convert every floating-point parameter to dtype (np.float64, say), as torch converts only
+        those (an integer Parameter, a count that does not require grad, keeps its dtype); their
+        gradients are reset."""
         if np.dtype(dtype).kind != "f":  # checked first: a half-converted model could not be undone
             raise DTypeError(
                 f"{type(self).__name__}.type: parameters hold floating-point data, got {np.dtype(dtype)}; "
                 "use np.float32 or np.float64"
             )
         for param in self.parameters():
-            param.data = param.data.astype(dtype)
-            param.grad = None
+            if param.dtype.kind == "f":
+                param.data = param.data.astype(dtype)
+                param.grad = None
         return self
 
     def double(self) -> Module:
