@@ -27,15 +27,20 @@ def _same(got: np.ndarray, want: np.ndarray) -> bool:
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
 @pytest.mark.parametrize("c", POWERS)
 def test_a_constant_power_agrees_with_torch_at_signed_zeros(c, dtype):
-    x = Variable(np.array(POINTS, dtype=dtype))
-    t = torch.tensor(POINTS, dtype=getattr(torch, np.dtype(dtype).name), requires_grad=True)
+    _agree_with_torch(POINTS, dtype, lambda x: x**c)
+
+
+def _agree_with_torch(points: list, dtype, op) -> None:
+    """op on a Variable and on a tensor of points: values and gradients the same, signs included."""
+    x = Variable(np.array(points, dtype=dtype))
+    t = torch.tensor(points, dtype=getattr(torch, np.dtype(dtype).name), requires_grad=True)
     with np.errstate(all="ignore"):  # 1 / 0 and inf * 0: NumPy's warnings, not this test's subject
-        y = x**c
+        y = op(x)
         y.backward(np.ones_like(y.data))
-    u = t**c
+    u = op(t)
     u.backward(torch.ones_like(u))
-    assert _same(y.data, u.detach().numpy()), (c, y.data, u.detach().numpy())
-    assert _same(x.grad, t.grad.numpy()), (c, x.grad, t.grad.numpy())
+    assert _same(y.data, u.detach().numpy()), (y.data, u.detach().numpy())
+    assert _same(x.grad, t.grad.numpy()), (x.grad, t.grad.numpy())
 
 
 def test_x_to_minus_one_half_is_one_over_sqrt_as_torch_computes_it():
@@ -65,13 +70,4 @@ def test_integer_data_to_minus_one_half_stays_float64():
 @pytest.mark.parametrize("c", [-0.0, 0.0])
 def test_a_zero_base_to_a_tensor_power_agrees_with_torch_in_sign(c, dtype):
     """(-0.0) ** -1 is -inf, so its gradient result * ln 0 is +inf (it was -inf, as for +0.0)."""
-    points = [-1.0, -3.0, -2.0, -0.5, 0.0, 1.0, 2.5, float("nan")]
-    x = Variable(np.array(points, dtype=dtype))
-    t = torch.tensor(points, dtype=getattr(torch, np.dtype(dtype).name), requires_grad=True)
-    with np.errstate(all="ignore"):
-        y = c**x
-        y.backward(np.ones_like(y.data))
-    u = c**t
-    u.backward(torch.ones_like(u))
-    assert _same(y.data, u.detach().numpy()), (c, y.data, u.detach().numpy())
-    assert _same(x.grad, t.grad.numpy()), (c, x.grad, t.grad.numpy())
+    _agree_with_torch([-1.0, -3.0, -2.0, -0.5, 0.0, 1.0, 2.5, float("nan")], dtype, lambda x: c**x)
