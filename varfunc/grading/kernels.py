@@ -123,7 +123,7 @@ class GraderClient(NotebookClient):
         if not shown:
             return  # no output shows it (any more): nothing to update
         before = sum(output_size(out) for out in shown)
-        new = text_size(msg["content"].get("data")) + text_size(msg["content"].get("metadata"))
+        new = output_size(msg["content"])  # its data and metadata, as each output showing it will hold
         if not self.budget.fits(new * len(shown) - before):
             self.budget.cut.add(self.current)
             return
