@@ -86,6 +86,26 @@ def test_a_zero_weight_leaves_the_added_term_out(method, m, a, b):
     out.sum().backward()
 
 
+@pytest.mark.parametrize("method", ["addmm", "addmv", "addr", "baddbmm", "addbmm"])
+def test_a_zero_weight_leaves_the_product_out(method):
+    """beta=0 gives alpha * M even where the product holds inf or nan, as BLAS (and v0.1's TH) does."""
+    inf_matrix = np.array([[np.inf, 0.0], [0.0, 1.0]])
+    operands = {
+        "addmm": (np.ones((2, 2)), inf_matrix, np.eye(2)),
+        "addmv": (np.ones(2), inf_matrix, np.ones(2)),
+        "addr": (np.ones((2, 2)), np.array([np.inf, 1.0]), np.ones(2)),
+        "baddbmm": (np.ones((1, 2, 2)), inf_matrix[None], np.eye(2)[None]),
+        "addbmm": (np.ones((2, 2)), inf_matrix[None], np.eye(2)[None]),
+    }[method]
+    m, a, b = (Variable(array) for array in operands)
+    with np.errstate(invalid="ignore"):  # the product itself holds inf * 0
+        out = getattr(m, method)(a, b, alpha=3, beta=0)
+        out.sum().backward()
+    np.testing.assert_array_equal(out.data, 3 * operands[0])
+    np.testing.assert_array_equal(m.grad, np.full(operands[0].shape, 3.0))
+    assert out.dtype == np.float64
+
+
 def test_integer_to_a_negative_integer_power_is_a_clear_error():
     ints = Variable(np.array([1, 2, 3]))
     with pytest.raises(vf.DTypeError, match=r"pow: an integer \(int64\) base.*\.double\(\)"):

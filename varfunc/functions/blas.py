@@ -142,9 +142,11 @@ class _Blas(Function):
             shape = None
         if shape != product.shape:
             raise ShapeError(f"{name}: the added term has shape {m.shape}, the product {product.shape}")
-        # alpha = 0 leaves M out: 0 * nan would be nan (zeros of M's dtype keep the result's dtype)
-        added = self.alpha * m if self.alpha != 0 else get_array_module(m).zeros_like(m)
-        return added + self.beta * product
+        # A zero weight leaves its term out, as BLAS does: 0 * nan would be nan (zeros of the term's
+        # own dtype keep the result's dtype)
+        xp = get_array_module(m)
+        added = self.alpha * m if self.alpha != 0 else xp.zeros_like(m)
+        return added + (self.beta * product if self.beta != 0 else xp.zeros_like(product))
 
     def backward(self, grad_output):
         a, b = self.saved_tensors
