@@ -108,14 +108,19 @@ def test_fit_refuses_a_mistake_before_it_changes_the_model_its_mode_or_nn_genera
         np.testing.assert_array_equal(p.grad, np.ones_like(w))
 
 
-def test_fit_refuses_a_loss_cut_from_the_model():
+@pytest.mark.parametrize("seed", [0, None], ids=["seed", "order from nn's generator"])
+def test_fit_refuses_a_loss_cut_from_the_model(seed):
+    """Refused at the first step, before it changes the weights, the gradients or nn's generator (the
+    order's seed and the Dropout layer's mask drew from it)."""
     X, y, model, optimizer = spiral_problem()
     cut = lambda output, target: nn.cross_entropy(Variable(output.data), target)  # noqa: E731
     weights = [p.data.copy() for p in model.parameters()]
     for p in model.parameters():
         p.grad = np.ones_like(p.data)
+    state = nn.default_rng().bit_generator.state
     with pytest.raises(ValueError, match="the loss does not depend on any parameter the optimizer holds"):
-        fit(model, cut, optimizer, (X, y), seed=0, progress=False)  # it once trained nothing, silently
+        fit(model, cut, optimizer, (X, y), seed=seed, progress=False)  # it once trained nothing, silently
+    assert nn.default_rng().bit_generator.state == state
     for p, w in zip(model.parameters(), weights):
         np.testing.assert_array_equal(p.data, w)
         np.testing.assert_array_equal(p.grad, np.ones_like(w))  # refused before zero_grad

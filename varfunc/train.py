@@ -140,8 +140,9 @@ def fit(
     and on ``val_data``, an (X, y) pair. The settings, the optimizer, and loss_fn and the metrics on
     the training arrays and val_data (in eval mode, without a graph: one forward pass each) are tried
     before the first step, so that a mistake in them, a label out of range or an inf or nan in a row
-    stops fit before it changes the model, its mode or nn's generator; after the first backward, fit
-    checks that the loss reached the parameters.
+    stops fit before it changes the model, its mode or nn's generator. Before the first backward, fit
+    checks that the loss reaches the parameters and is finite; a refused first step leaves nn's
+    generator as it was too (the batch order and dropout's masks had drawn from it).
     Training stops early after ``max_steps`` steps or when a step's loss is below ``stop_loss``
     (the 2017 regression example's rule). ``callback(step, loss)`` runs after every step.
     ``history``: a History to add this run to (a new one by default). Pass one you hold to keep
@@ -199,9 +200,11 @@ def fit(
     # loss_fn, the metrics, val_data or the data (its shapes, a bad label, an inf) stops fit here
     _epoch_metrics(model, loss_fn, train_arrays, val_arrays, metrics, trial=True)  # (modes kept: _eval_mode)
     batches = train_data
+    generator = default_rng()  # nn's: the batch order and dropout's masks draw from it
+    drawn_from = generator.bit_generator.state  # put back if the first step is refused
     if makes_batches:
         if seed is None:  # from nn's generator: nn.manual_seed repeats a run, and each call shuffles anew
-            seed = int(default_rng().integers(2**32))
+            seed = int(generator.integers(2**32))
         batches = Minibatches(
             *train_arrays, batch_size=batch_size or 32, shuffle=True, seed=seed, device=_model_device(model)
         )
@@ -258,6 +261,10 @@ def fit(
             _record_epoch(history, epoch_sum / epoch_count, *results)
             if stop:
                 break
+    except BaseException:
+        if history.steps == first_step:  # refused before any step: nn's generator as it was, too
+            generator.bit_generator.state = drawn_from
+        raise
     finally:
         _set_modes(modes)
         history.seconds = time.perf_counter() - start
