@@ -219,10 +219,10 @@ def check_add_grad(namespace: dict) -> None:
 
 def _check_add_grad(add_grad: Callable) -> None:
     hint = "store the first array as is but remember it is borrowed; copy it before the first in-place sum"
-    need_copy: set = set()
-    _check_shared_array(add_grad, need_copy, hint)
-    _check_two_slots_of_one_buffer(add_grad, need_copy, hint)
-    _check_three_gradients(add_grad, need_copy, hint)
+    # a set of its own for each scenario, as each backward call starts one: a mark a scenario leaves
+    # could otherwise name a freed buffer whose id a later scenario's buffer takes over
+    for scenario in (_check_shared_array, _check_two_slots_of_one_buffer, _check_three_gradients):
+        scenario(add_grad, set(), hint)
     setup = "r = x*y + (x+y), backward(seed [1]) with your add_grad"
     x, y = Variable(np.array([2.0])), Variable(np.array([3.0]))
     seed = np.array([1.0])
