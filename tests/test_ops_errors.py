@@ -67,6 +67,7 @@ ERRORS = [
     ("t", lambda: V(2, 3, 4).t(), ValueError, ["t", "(2, 3, 4)"]),
     ("max-empty", lambda: V(0, 3).max(), ShapeError, ["max", "(0, 3)"]),
     ("max-empty-dim", lambda: V(0, 3).max(0), ShapeError, ["max", "dim 0, which has size 0", "(0, 3)"]),
+    ("median-empty", lambda: V(0).median(), ShapeError, ["median", "empty", "(0,)"]),  # torch: nan
     ("max-two-dims", lambda: V(2, 3).max((0, 1)), ShapeError, ["max: takes one dim", "(0, 1)"]),
     ("median-two-dims", lambda: V(2, 3).median((1, 0)), ShapeError, ["median: takes one dim", "(1, 0)"]),
     ("squeeze-dim-twice", lambda: V(1, 1).squeeze((0, -2)), ShapeError, ["squeeze", "(0, -2)", "twice"]),
