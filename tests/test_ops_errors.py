@@ -137,3 +137,24 @@ def test_bmm_refuses_batch_sizes_that_differ_as_torch_does():
     ):
         a.bmm(b)
     assert (a @ b).shape == (2, 2, 2)  # matmul broadcasts them
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda m: m - m,
+        lambda m: m.sub(m),
+        lambda m: m - True,
+        lambda m: np.True_ - m,
+        lambda m: m.clone().sub_(m),
+        lambda m: m.clone().sub_(True),
+    ],
+    ids=["variables", "sub", "constant", "reflected", "in place", "in place constant"],
+)
+def test_a_boolean_minus_a_boolean_is_refused_with_the_ways_to_say_it(call):
+    """NumPy's own TypeError named neither the kit's op nor what to write instead."""
+    mask = Variable(np.array([True, False]))
+    with pytest.raises(DTypeError, match=r"sub: boolean data minus boolean data .* a & ~b, .* a \^ b"):
+        call(mask)
+    assert mask.data.tolist() == [True, False]
+    assert (mask - 1).data.tolist() == [0, -1] and ((mask & ~mask).data == [False, False]).all()

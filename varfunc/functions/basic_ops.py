@@ -40,14 +40,16 @@ class Sub(InplaceFunction):
     """a - b."""
 
     def forward(self, a, b):
-        if self.inplace:
-            self.mark_dirty(a)
-            a -= b
-            return a
         try:
+            if self.inplace:
+                self.mark_dirty(a)
+                a -= b
+                return a
             return a - b
         except ValueError:
             raise broadcast_error("sub", a, b) from None
+        except TypeError:
+            raise _no_bool_minus_bool() from None
 
     def backward(self, grad_output):
         shape_a, shape_b = self.input_shapes
@@ -170,20 +172,31 @@ class SubConstant(ConstantFunction):
         self.sub_tensor = sub_tensor
 
     def forward(self, a):
-        if self.inplace:
-            self.mark_dirty(a)
-            if self.sub_tensor:  # c - a in one ufunc: a constant that does not fit fails before any write
-                get_array_module(a).subtract(self.constant, a, out=a)
-            else:
-                a -= self.constant
-            return a
-        return self.constant - a if self.sub_tensor else a - self.constant
+        try:
+            if self.inplace:
+                self.mark_dirty(a)
+                if self.sub_tensor:  # c - a in one ufunc: a constant that does not fit fails before any write
+                    get_array_module(a).subtract(self.constant, a, out=a)
+                else:
+                    a -= self.constant
+                return a
+            return self.constant - a if self.sub_tensor else a - self.constant
+        except TypeError:  # the one TypeError NumPy raises for numbers: True - True
+            raise _no_bool_minus_bool() from None
 
     def backward(self, grad_output):
         return -grad_output if self.sub_tensor else grad_output
 
     def extra_repr(self) -> str:
         return f"{self.constant!r}, sub_tensor=True" if self.sub_tensor else repr(self.constant)
+
+
+def _no_bool_minus_bool() -> DTypeError:
+    """The error for a boolean minus a boolean, which NumPy and PyTorch refuse too."""
+    return DTypeError(
+        "sub: boolean data minus boolean data is refused (NumPy and PyTorch have no boolean subtraction); "
+        "for 'a and not b' write a & ~b, for 'a differs from b' a ^ b, or convert first (x.double())"
+    )
 
 
 class MulConstant(ConstantFunction):
