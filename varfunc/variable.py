@@ -213,6 +213,13 @@ class Variable(VariableMethods, ShapeMethods, VariableOperators, ModernVariableN
         """Compute the gradient of this Variable w.r.t. every leaf that requires grad, into .grad."""
         if todays:  # retain_graph=True, ...: today's keywords (habits.py says what to write here)
             refuse_todays_backward_keywords(todays)
+        self._check_differentiable()
+        gradient = self._seed(gradient)
+        _check_engine_and_recorder(engine, recorder)
+        (engine or self._execution_engine).run_backward(self, gradient, recorder)
+
+    def _check_differentiable(self) -> None:
+        """Raise v0.1.3's errors (and clearer ones) where no gradient can flow back from this Variable."""
         if self.volatile:
             raise BackwardError(
                 "backward: called on a volatile Variable; volatile Variables record no graph "
@@ -232,6 +239,9 @@ class Variable(VariableMethods, ShapeMethods, VariableOperators, ModernVariableN
                 "requires grad (create a leaf with requires_grad=True), or the path passes through "
                 "integer or boolean data, which has no gradient"
             )
+
+    def _seed(self, gradient: Any) -> Any:
+        """The gradient backward starts from: ones for a 1-element Variable, else the caller's, checked."""
         if gradient is None:
             if self._data.size != 1:
                 raise BackwardError(
@@ -239,24 +249,7 @@ class Variable(VariableMethods, ShapeMethods, VariableOperators, ModernVariableN
                     f"gradient of the Variable's shape; this one has shape {self.shape}: "
                     f"pass backward(np.ones({self.shape}))"
                 )
-            gradient = get_array_module(self._data).ones_like(self._data)
-        else:
-            gradient = self._seed(gradient)
-        if engine is not None and (isinstance(engine, type) or not hasattr(engine, "run_backward")):
-            raise BackwardError(
-                f"backward: engine must be an ExecutionEngine object, got {engine!r}; for the FIFO order "
-                "pass engine=ExecutionEngine(order='fifo')"
-            )
-        if recorder is not None and (
-            isinstance(recorder, type) or not callable(getattr(recorder, "record", None))
-        ):
-            raise BackwardError(
-                f"backward: recorder must be an object with a record(kind, function, **details) method, "
-                f"got {recorder!r}; pass recorder=EventLog() (chapter 04)"
-            )
-        (engine or self._execution_engine).run_backward(self, gradient, recorder)
-
-    def _seed(self, gradient: Any) -> Any:
+            return get_array_module(self._data).ones_like(self._data)
         gradient = as_array(gradient._data if isinstance(gradient, Variable) else gradient)
         if gradient.shape != self._data.shape:
             raise ShapeError(
@@ -373,3 +366,19 @@ class Variable(VariableMethods, ShapeMethods, VariableOperators, ModernVariableN
 
 def _broadcast_shapes(shapes: list) -> tuple:
     return np.broadcast_shapes(*shapes)  # shapes only, no arrays: NumPy's rule holds for CuPy too
+
+
+def _check_engine_and_recorder(engine: Any, recorder: Any) -> None:
+    """Refuse an engine or a recorder that backward could not use (a class, or something else)."""
+    if engine is not None and (isinstance(engine, type) or not hasattr(engine, "run_backward")):
+        raise BackwardError(
+            f"backward: engine must be an ExecutionEngine object, got {engine!r}; for the FIFO order "
+            "pass engine=ExecutionEngine(order='fifo')"
+        )
+    if recorder is not None and (
+        isinstance(recorder, type) or not callable(getattr(recorder, "record", None))
+    ):
+        raise BackwardError(
+            f"backward: recorder must be an object with a record(kind, function, **details) method, "
+            f"got {recorder!r}; pass recorder=EventLog() (chapter 04)"
+        )
