@@ -233,3 +233,32 @@ def test_a_lock_that_cannot_be_checked_holds(tmp_path):
     with grading_into(tmp_path / "stale"):
         assert json.loads(lock.read_text())["pid"] != int(gone.stdout)
     assert not lock.exists()
+
+
+# --- the nbclient the output limit builds on -------------------------------------------------------
+
+
+def test_an_nbclient_whose_methods_changed_is_refused_before_grading(tmp_path, capsys, monkeypatch):
+    """GraderClient overrides nbclient methods that are not nbclient's public API: a release that
+    renamed one, or changed its arguments, would leave the output limit unenforced without a word."""
+    from nbclient import NotebookClient
+
+    from varfunc.grading import kernels
+
+    kernels.check_nbclient()  # the installed one fits
+
+    class Renamed(NotebookClient):
+        clear_display_id_mapping = None  # gone
+
+    class NewArguments(NotebookClient):
+        def output(self, outs, msg, display_id, cell_index, extra):  # one argument more
+            pass
+
+    for client, name in ((Renamed, "clear_display_id_mapping"), (NewArguments, "output")):
+        with pytest.raises(ValueError, match=rf"grade: this nbclient \(.*\) changed {name}, .*nbclient>="):
+            kernels.check_nbclient(client)
+    monkeypatch.setattr(kernels, "NotebookClient", NewArguments)
+    monkeypatch.setattr(kernels.check_nbclient, "__defaults__", (NewArguments,))
+    assert _grade(tmp_path, "carol") == 2
+    assert "changed output, which the grader's output limit builds on" in capsys.readouterr().err
+    assert not (tmp_path / "grades").exists()  # refused before anything was graded or written

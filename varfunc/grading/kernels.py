@@ -18,9 +18,11 @@
 
 from __future__ import annotations
 
+import inspect
 from dataclasses import dataclass, field
 from typing import Any
 
+import nbclient
 from jupyter_client.manager import AsyncKernelManager
 from nbclient import NotebookClient
 
@@ -28,6 +30,17 @@ from .hidden import RUNNER_MARK, VERDICT_MIME
 from .notebook import source_of
 from .stopping import launching
 
+# The methods of NotebookClient that GraderClient overrides and calls, with their arguments after
+# self. nbclient is not pinned: a release that renamed one would leave the output limit unenforced
+# without a word, so grade checks them first (check_nbclient).
+NBCLIENT_METHODS = {
+    "process_message": ("msg", "cell", "cell_index"),
+    "output": ("outs", "msg", "display_id", "cell_index"),
+    "clear_output": ("outs", "msg", "cell_index"),
+    "clear_display_id_mapping": ("cell_index",),
+    "_update_display_id": ("display_id", "msg"),
+    "handle_comm_msg": ("outs", "msg", "cell_index"),
+}
 OUTPUT_TYPES = ("stream", "display_data", "execute_result", "error")  # the messages nbclient keeps
 PAYLOAD = ("text", "data", "metadata", "ename", "evalue", "traceback")  # what an output's size counts
 
@@ -39,6 +52,22 @@ class GraderKernelManager(AsyncKernelManager):
         """Launch the kernel; a SIGTERM meanwhile stops the grading process once its group is known."""
         with launching():
             await super().start_kernel(**kw)
+
+
+def check_nbclient(client: type = NotebookClient) -> None:
+    """Refuse an nbclient whose methods the grader builds on are gone or take other arguments."""
+    changed = [
+        name
+        for name, arguments in NBCLIENT_METHODS.items()
+        if not callable(getattr(client, name, None))
+        or tuple(inspect.signature(getattr(client, name)).parameters)[1:] != arguments
+    ]
+    if changed:
+        raise ValueError(  # (grade's command line shows a ValueError as one line, exit status 2)
+            f"grade: this nbclient ({nbclient.__version__}) changed {', '.join(changed)}, which the "
+            "grader's output limit builds on (varfunc/grading/kernels.py); install the nbclient the kit "
+            "is tested with: pip install 'nbclient>=0.11,<0.12'"
+        )
 
 
 @dataclass
