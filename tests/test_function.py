@@ -320,6 +320,14 @@ def test_backward_returning_a_variable_or_a_list_is_a_clear_error():
         (x * 3).sum().backward()
     with pytest.raises(vf.VarfuncError, match="must be callable, got 5"):
         x.register_hook("h2", 5)
+    with pytest.raises(
+        vf.VarfuncError, match=r"register_hook\('h2'\) needs the hook too: .* not a decorator"
+    ):
+
+        @x.register_hook("h2")  # today's decorator habit: v0.1's register_hook takes the hook at once
+        def clip(g):
+            return g
+
     for name in (None, 5, ["clip"]):  # a list gave Python's bare "unhashable type"
         with pytest.raises(vf.VarfuncError, match=r"register_hook: the name is a string, .* got "):
             x.register_hook(name, lambda g: g)

@@ -54,6 +54,11 @@ class FunctionHooks:
                 "register_hook takes a name, then the hook: register_hook('my_hook', fn), as in v0.1 "
                 "(remove_hook('my_hook') removes it); today's PyTorch takes the hook alone"
             )
+        if hook is None:  # @x.register_hook('clip') as a decorator, or the hook forgotten
+            raise VarfuncError(
+                f"register_hook({name!r}) needs the hook too: register_hook({name!r}, fn), with fn "
+                "defined first (it is not a decorator)"
+            )
         if not callable(hook):
             raise VarfuncError(f"register_hook({name!r}): the hook must be callable, got {hook!r}")
         if not isinstance(name, str):  # remove_hook takes it back by name: a list is not a key at all

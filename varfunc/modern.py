@@ -201,7 +201,8 @@ class ModernFunctionNames:
         )
 
     def name(self) -> str:
-        """Today's class name for this node, as PyTorch's grad_fn.name() gives it."""
+        """Today's class name for this node, as PyTorch's grad_fn.name() gives it (a leaf's is
+        AccumulateGrad, which torch's name() spells torch::autograd::AccumulateGrad)."""
         return modern_name(self)
 
     def merged_nodes(self) -> tuple:
