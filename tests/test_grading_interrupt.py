@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import copy
 import json
+import multiprocessing.util
 import os
 import signal
 import subprocess
@@ -133,6 +134,9 @@ def scratch_root(tmp_path, monkeypatch):
     """The temporary folder that grading makes its scratch folders in (varfunc-grade-*)."""
     root = tmp_path / "tmp"
     root.mkdir()
+    # multiprocessing's own folder (pymp-*) made now, outside root: it is made once per process and
+    # removed at exit, when root may be gone
+    multiprocessing.util.get_temp_dir()
     monkeypatch.setattr(tempfile, "tempdir", str(root))
     return root
 

@@ -16,6 +16,7 @@ pytest.importorskip("IPython")
 
 from exercises.ch02 import RIGHT_ANSWERS, WRONG_ANSWERS  # noqa: E402
 from IPython.core.interactiveshell import InteractiveShell  # noqa: E402
+from traitlets.config import Config  # noqa: E402
 
 from varfunc import Variable  # noqa: E402
 from varfunc.grading import check, evaluate  # noqa: E402
@@ -41,7 +42,8 @@ def started_shell(monkeypatch, tmp_path):
     monkeypatch.setenv("IPYTHONDIR", str(tmp_path))
     monkeypatch.delenv(GUARD_ENV, raising=False)
     InteractiveShell.clear_instance()
-    shell = InteractiveShell.instance()
+    # history in memory: a database in tmp_path is written to at exit, when tmp_path may be gone
+    shell = InteractiveShell.instance(config=Config({"HistoryManager": {"hist_file": ":memory:"}}))
     cell(shell, "import numpy as np\nfrom varfunc import Variable\nfrom varfunc.grading import check")
     # what importing varfunc.grading in a cell does (here it was imported before the shell started)
     assert cell(shell, "from varfunc.grading.session import session\nsession()").success
