@@ -170,7 +170,13 @@ def _write_submissions(root: Path) -> list[Path]:
     (root / "wrong_chapter" / NAME).write_bytes(
         SOURCE.with_name("02_variables_and_leaves.ipynb").read_bytes()
     )
-    return paths + [root / "corrupted" / NAME, root / "wrong_chapter" / NAME]
+    (root / "unnumbered").mkdir()  # a file name without the chapter's number: the notebook's cells say it
+    (root / "unnumbered" / "homework.ipynb").write_bytes(SOURCE.read_bytes())
+    return paths + [
+        root / "corrupted" / NAME,
+        root / "wrong_chapter" / NAME,
+        root / "unnumbered" / "homework.ipynb",
+    ]
 
 
 @pytest.fixture(scope="module")
@@ -193,6 +199,14 @@ def test_the_instructor_notebook_gets_full_marks(graded):
     report = graded["reports"]["instructor"]
     assert (report["status"], report["score"], report["max_score"]) == ("graded", 6, 6), report
     assert report["problems"] == [] and report["cell_errors"] == []
+
+
+def test_a_file_name_without_the_chapter_takes_the_notebooks_chapter(graded):
+    """The chapter then comes from the exercise cells, in the report and in summary.csv."""
+    report = graded["reports"]["unnumbered"]
+    assert (report["chapter"], report["status"], report["score"]) == ("ch03", "graded", 6), report
+    summary = (graded["dir"] / "summary.csv").read_text(encoding="utf-8-sig")
+    assert any(line.startswith("unnumbered,") and ",ch03," in line for line in summary.splitlines())
 
 
 def test_the_released_copy_scores_zero_with_a_clear_reason(graded):
@@ -285,9 +299,9 @@ def test_unreadable_and_wrong_chapter_files_get_an_entry_not_a_traceback(graded)
 
 def test_reports_and_the_class_summary_are_written(graded):
     report_dir = graded["dir"]
-    for student in graded["reports"]:
+    for student, report in graded["reports"].items():
         for suffix in (".json", ".md", ".html"):
-            assert (report_dir / student / NAME).with_suffix(suffix).is_file()
+            assert (report_dir / student / Path(report["submission"]).name).with_suffix(suffix).is_file()
     saved = json.loads((report_dir / "wrong_gradient" / NAME).with_suffix(".json").read_text())
     assert saved["score"] == 3 and saved["sha256"]
     markdown = (report_dir / "wrong_gradient" / NAME).with_suffix(".md").read_text()
