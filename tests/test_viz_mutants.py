@@ -33,6 +33,14 @@ def node_line(source, node_id):
     return next(line for line in source.splitlines() if line.strip().startswith(f"{node_id} ["))
 
 
+def gif_tools():
+    """Pillow's Image module and a recording of small()'s backward; the test skips without them."""
+    image = pytest.importorskip("PIL.Image")
+    if not available_renderers("png"):
+        pytest.skip("no PNG renderer")
+    return image, trace(small()[1])
+
+
 render = importlib.import_module("varfunc.viz.render")  # the module: varfunc.viz.render is also a function
 
 
@@ -208,11 +216,7 @@ def test_a_gif_of_exactly_max_gif_frames_frames_is_allowed_one_more_is_refused()
 
 def test_a_gif_is_scaled_by_its_scale(tmp_path):
     """save_gif(scale=0.5) makes pages half as wide and high as scale=1."""
-    image = pytest.importorskip("PIL.Image")
-    if not available_renderers("png"):
-        pytest.skip("no PNG renderer")
-    _, loss = small()
-    recording = trace(loss)
+    image, recording = gif_tools()
     sizes = []
     for scale in (1.0, 0.5):
         with image.open(recording.save_gif(str(tmp_path / f"{scale}.gif"), scale=scale)) as gif:
@@ -249,11 +253,7 @@ def test_array_text_reads_a_gpu_array_through_the_backend():
 
 def test_a_gifs_last_page_stays_longer(tmp_path):
     """Every page shows for duration ms but the last, which shows for last_duration ms."""
-    image = pytest.importorskip("PIL.Image")
-    if not available_renderers("png"):
-        pytest.skip("no PNG renderer")
-    _, loss = small()
-    recording = trace(loss)
+    image, recording = gif_tools()
     with image.open(recording.save_gif(str(tmp_path / "g.gif"), duration=300, last_duration=2000)) as gif:
         durations = []
         for page in range(gif.n_frames):
@@ -298,11 +298,8 @@ def test_naive_recursion_stops_at_exactly_max_visits():
 
 def test_a_gif_uses_at_most_colors_colours(tmp_path):
     """save_gif(colors=4): every page holds at most 4 colours."""
-    image = pytest.importorskip("PIL.Image")
-    if not available_renderers("png"):
-        pytest.skip("no PNG renderer")
-    _, loss = small()
-    with image.open(trace(loss).save_gif(str(tmp_path / "g.gif"), colors=4)) as gif:
+    image, recording = gif_tools()
+    with image.open(recording.save_gif(str(tmp_path / "g.gif"), colors=4)) as gif:
         for page in range(gif.n_frames):
             gif.seek(page)
             assert len(gif.convert("RGB").getcolors(1 << 24)) <= 4
