@@ -158,3 +158,16 @@ def test_a_boolean_minus_a_boolean_is_refused_with_the_ways_to_say_it(call):
         call(mask)
     assert mask.data.tolist() == [True, False]
     assert (mask - 1).data.tolist() == [0, -1] and ((mask & ~mask).data == [False, False]).all()
+
+
+@pytest.mark.parametrize(
+    "call",
+    [lambda a: a.sub_(Variable(np.array([0.5, 0.5]))), lambda a: a.sub_(0.5)],
+    ids=["variable", "constant"],
+)
+def test_an_in_place_sub_that_cannot_be_cast_says_so_not_boolean(call):
+    """Integer data minus a float in place: the cast is refused, not blamed on boolean data."""
+    ints = Variable(np.array([1, 2])).clone()
+    with pytest.raises(DTypeError, match=r"in-place result cannot be stored in the Variable's int64 data"):
+        call(ints)
+    assert ints.data.tolist() == [1, 2]

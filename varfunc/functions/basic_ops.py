@@ -49,7 +49,8 @@ class Sub(InplaceFunction):
         except ValueError:
             raise broadcast_error("sub", a, b) from None
         except TypeError:
-            raise _no_bool_minus_bool() from None
+            _refuse_bool_minus_bool(a, b)
+            raise  # a result that cannot be cast into a: InplaceFunction says so
 
     def backward(self, grad_output):
         shape_a, shape_b = self.input_shapes
@@ -181,8 +182,9 @@ class SubConstant(ConstantFunction):
                     a -= self.constant
                 return a
             return self.constant - a if self.sub_tensor else a - self.constant
-        except TypeError:  # the one TypeError NumPy raises for numbers: True - True
-            raise _no_bool_minus_bool() from None
+        except TypeError:
+            _refuse_bool_minus_bool(a, self.constant)
+            raise  # a result that cannot be cast into a: InplaceFunction says so
 
     def backward(self, grad_output):
         return -grad_output if self.sub_tensor else grad_output
@@ -191,12 +193,14 @@ class SubConstant(ConstantFunction):
         return f"{self.constant!r}, sub_tensor=True" if self.sub_tensor else repr(self.constant)
 
 
-def _no_bool_minus_bool() -> DTypeError:
-    """The error for a boolean minus a boolean, which NumPy and PyTorch refuse too."""
-    return DTypeError(
-        "sub: boolean data minus boolean data is refused (NumPy and PyTorch have no boolean subtraction); "
-        "for 'a and not b' write a & ~b, for 'a differs from b' a ^ b, or convert first (x.double())"
-    )
+def _refuse_bool_minus_bool(a: Any, b: Any) -> None:
+    """Raise the kit's error if a and b are both boolean: NumPy and PyTorch refuse that subtraction too."""
+    if a.dtype.kind == "b" and (isinstance(b, (bool, np.bool_)) or getattr(b, "dtype", None) == np.bool_):
+        raise DTypeError(
+            "sub: boolean data minus boolean data is refused (NumPy and PyTorch have no boolean "
+            "subtraction); for 'a and not b' write a & ~b, for 'a differs from b' a ^ b, or convert "
+            "first (x.double())"
+        ) from None
 
 
 class MulConstant(ConstantFunction):
