@@ -195,7 +195,8 @@ class SubConstant(ConstantFunction):
 
 def _refuse_bool_minus_bool(a: Any, b: Any) -> None:
     """Raise the kit's error if a and b are both boolean: NumPy and PyTorch refuse that subtraction too."""
-    if a.dtype.kind == "b" and (isinstance(b, (bool, np.bool_)) or getattr(b, "dtype", None) == np.bool_):
+    # b: an array, or a constant (ConstantFunction keeps a NumPy scalar as the Python number it holds)
+    if a.dtype.kind == "b" and (isinstance(b, bool) or getattr(b, "dtype", None) == np.bool_):
         raise DTypeError(
             "sub: boolean data minus boolean data is refused (NumPy and PyTorch have no boolean "
             "subtraction); for 'a and not b' write a & ~b, for 'a differs from b' a ^ b, or convert "
