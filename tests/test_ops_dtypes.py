@@ -58,6 +58,24 @@ def test_negating_boolean_data_is_a_clear_error():
     assert mask.data.tolist() == [True, False] and mask._version[0] == 0  # nothing changed
 
 
+@pytest.mark.parametrize(
+    "power",
+    [
+        pytest.param(lambda m: m**2, id="mask**2"),
+        pytest.param(lambda m: m.pow(3), id="pow(3)"),
+        pytest.param(lambda m: m**True, id="mask**True"),
+        pytest.param(lambda m: m**m.data, id="mask**mask"),
+    ],
+)
+def test_a_boolean_base_to_an_integer_power_is_int64_as_in_torch(power):
+    """NumPy's power of booleans is int8, so mask ** 2 * 200 would wrap to -56."""
+    torch = pytest.importorskip("torch")
+    a = np.array([True, False, True])
+    y = power(Variable(a))
+    assert y.dtype == np.int64
+    np.testing.assert_array_equal((y * 200).data, power(torch.tensor(a.astype(np.int64))).numpy() * 200)
+
+
 SCALAR_OPERANDS = [
     ("mul", lambda x: x * np.float64(2)),
     ("mul-sqrt", lambda x: x * np.sqrt(2.0)),

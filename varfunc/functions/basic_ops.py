@@ -100,7 +100,7 @@ class Pow(Function):
             raise _negative_integer_power(a.dtype)
         try:
             with np.errstate(divide="ignore"):  # 0 ** -1 is inf, without a warning (as PyTorch)
-                result = a**b
+                result = (_int64_if_boolean(a) if b.dtype.kind == "b" else a) ** b
         except ValueError:
             raise broadcast_error("pow", a, b) from None
         self.save_for_backward(a, b, result)
@@ -119,6 +119,12 @@ class Pow(Function):
                 d_b = xp.where((a == 0) & (b >= 0), 0, result * xp.log(a))
                 grad_b = sum_to_shape(grad_output * d_b, b.shape)
         return grad_a, grad_b
+
+
+def _int64_if_boolean(base: Any) -> Any:
+    """A boolean base as int64 for an integer or boolean power: NumPy computes a mask ** 2 in int8,
+    which wraps past 127 (mask ** 2 * 200), where PyTorch gives int64."""
+    return base.astype(np.int64) if base.dtype.kind == "b" else base
 
 
 def _has_integer_dtype(array: Any) -> bool:
@@ -302,7 +308,7 @@ def _power(a: Any, c: Any) -> Any:
     gradient there (-inf: PowConstant.backward computes 0.5 * a ** -0.5)."""
     if c == -0.5 and a.dtype.kind == "f":
         return 1 / get_array_module(a).sqrt(a)
-    return a**c
+    return (a if isinstance(c, float) else _int64_if_boolean(a)) ** c
 
 
 class Negate(InplaceFunction):
