@@ -22,6 +22,7 @@ nbformat = pytest.importorskip("nbformat")
 pytest.importorskip("nbclient")
 
 from varfunc.grading.__main__ import main  # noqa: E402
+from varfunc.grading.batch import grade_class  # noqa: E402
 from varfunc.grading.kernels import GraderClient, OutputBudget, output_size  # noqa: E402
 from varfunc.grading.lock import LOCK_FILE, FolderBusy, grading_into  # noqa: E402
 
@@ -262,3 +263,6 @@ def test_an_nbclient_whose_methods_changed_is_refused_before_grading(tmp_path, c
     assert _grade(tmp_path, "carol") == 2
     assert "changed output, which the grader's output limit builds on" in capsys.readouterr().err
     assert not (tmp_path / "grades").exists()  # refused before anything was graded or written
+    with pytest.raises(ValueError, match="changed output"):  # grade_class called from Python too
+        grade_class([tmp_path / "sub" / "carol" / CH03], tmp_path / "grades", progress=False)
+    assert not (tmp_path / "grades").exists()

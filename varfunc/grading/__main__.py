@@ -46,10 +46,6 @@ def _grade(args: argparse.Namespace) -> int:
             "extras): run it in the kit's environment, .venv/bin/python -m varfunc.grading grade ..., or "
             "pip install -e '.[lab,test]'"
         )
-    from .kernels import check_nbclient
-
-    check_nbclient()  # else the output limit would go unenforced, without a word
-
     for path in map(Path, args.submissions):
         if path.is_dir():
             per_student = not any(path.glob("*.ipynb")) and any(path.glob("*/*.ipynb"))  # a folder each

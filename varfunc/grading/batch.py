@@ -218,11 +218,15 @@ def grade_class(
 
     A file given twice (however typed) is graded once; a file outside the root that report_dir
     remembers (``roots.py``) is refused (ValueError) before anything is written, and so is a run into
-    a report_dir another run grades into now (``lock.FolderBusy``, a ValueError). The summary lists
+    a report_dir another run grades into now (``lock.FolderBusy``, a ValueError) and an nbclient whose
+    methods the output limit builds on have changed (``kernels.check_nbclient``). The summary lists
     every submission with a JSON report in report_dir, graded in this run or an earlier one (one row
     each). Ctrl-C or SIGTERM (raised as ``stopping.Stopped``) ends the grading processes and their
     kernels, removes their folders and raises; the next run resumes there.
     """
+    from .kernels import check_nbclient  # (nbclient: imported when a class is graded)
+
+    check_nbclient()  # else the output limit would go unenforced, without a word
     options = options or GradeOptions()
     report_dir = Path(report_dir)
     paths = distinct(paths)
