@@ -9,6 +9,7 @@ submissions), and a run that was stopped or killed does not block the next. No k
 from __future__ import annotations
 
 import json
+import os
 import signal
 import socket
 import subprocess
@@ -24,7 +25,7 @@ pytest.importorskip("nbclient")
 from varfunc.grading.__main__ import main  # noqa: E402
 from varfunc.grading.batch import grade_class  # noqa: E402
 from varfunc.grading.kernels import GraderClient, OutputBudget, output_size  # noqa: E402
-from varfunc.grading.lock import LOCK_FILE, FolderBusy, grading_into  # noqa: E402
+from varfunc.grading.lock import LOCK_FILE, FolderBusy, grading_into, start_ticks  # noqa: E402
 
 CH03 = "03_functions_and_the_forward_graph.ipynb"
 
@@ -234,6 +235,29 @@ def test_a_lock_that_cannot_be_checked_holds(tmp_path):
     with grading_into(tmp_path / "stale"):
         assert json.loads(lock.read_text())["pid"] != int(gone.stdout)
     assert not lock.exists()
+
+
+@pytest.mark.skipif(
+    start_ticks(os.getpid()) is None, reason="process start times are read from Linux's /proc"
+)
+def test_a_lock_whose_process_number_now_belongs_to_a_later_process_is_stale(tmp_path):
+    """A killed run's PID may be given to another process (a container restarted counts from 1
+    again): the lock records when its process started, so the next run can tell the two apart."""
+    other = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        ticks = start_ticks(other.pid)
+        record = {"pid": other.pid, "host": socket.gethostname()}
+        for name, extra in (("alive", {"ticks": ticks}), ("unknown", {}), ("unknown-too", {"ticks": "x"})):
+            _holder(tmp_path / name, **record, **extra)
+            with pytest.raises(FolderBusy, match=f"process {other.pid} "), grading_into(tmp_path / name):
+                pass
+        lock = _holder(tmp_path / "reused", **record, ticks=ticks - 1)  # its PID's first owner, gone
+        with grading_into(tmp_path / "reused"):
+            assert json.loads(lock.read_text())["ticks"] == start_ticks(os.getpid())
+        assert not lock.exists()
+    finally:
+        other.kill()
+        other.wait()
 
 
 # --- the nbclient the output limit builds on -------------------------------------------------------

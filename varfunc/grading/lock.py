@@ -5,8 +5,10 @@ A run holds the folder's lock file (``LOCK_FILE``: which process, on which machi
 created atomically (``O_CREAT | O_EXCL``), while it grades and writes the summary; it removes it when
 it ends, stopped too (Ctrl-C, SIGTERM). A second run into the folder is refused (``FolderBusy``),
 saying what to do. A lock left by a run that was killed (SIGKILL, a crash, a power cut) is stale when
-its process no longer runs on this machine, and the next run takes it over; a lock from another
-machine (a shared folder) cannot be checked and holds until it is deleted by hand.
+its process no longer runs on this machine, or, on Linux, when its process number now belongs to a
+process started later (PIDs are reused: a container restarted counts from 1 again), and the next run
+takes it over; a lock from another machine (a shared folder) cannot be checked and holds until it is
+deleted by hand.
 """
 
 from __future__ import annotations
@@ -48,6 +50,7 @@ def grading_into(report_dir: Path) -> Iterator[None]:
 def _acquire(path: Path) -> dict:
     """Create the lock file holding this run's record (removing a stale one first) and return it."""
     record = {"pid": os.getpid(), "host": socket.gethostname(), "started": time.time()}
+    record["ticks"] = start_ticks(os.getpid())
     record["token"] = uuid.uuid4().hex
     for _ in range(3):  # another run may take over the same stale lock at the same time: try again
         try:
@@ -85,7 +88,21 @@ def _stale(path: Path, holder: dict | None) -> bool:
         return False  # another machine's process: it cannot be checked from here
     if holder["pid"] == os.getpid():
         return path not in _HELD  # a dead run that had this process's number
-    return not process_exists(holder["pid"])
+    if not process_exists(holder["pid"]):
+        return True
+    ticks, now = holder.get("ticks"), start_ticks(holder["pid"])
+    return isinstance(ticks, int) and now is not None and ticks != now  # its number, a later process's
+
+
+def start_ticks(pid: int) -> int | None:
+    """When process pid started, in clock ticks since boot (Linux's /proc; None elsewhere, or if it
+    cannot be read): with the PID, it tells a process from a later one given the same number. Unlike
+    a wall-clock time, it does not move when the clock is set."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text(encoding="ascii", errors="replace")
+        return int(stat.rsplit(")", 1)[1].split()[19])  # field 22 (the name before it may hold spaces)
+    except (OSError, IndexError, ValueError):
+        return None
 
 
 def process_exists(pid: int) -> bool:
