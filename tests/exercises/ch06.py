@@ -43,6 +43,40 @@ grad_after_reset = x.grad.copy()
             "grad_after_one = [1.0, -2.0, 3.0]\ngrad_after_two = [2.0, -4.0, 6.0]\n"
             "grad_after_reset = [3.0, 3.0, 3.0]\n",
         ),
+        (
+            "sign lost: the derivative of x*x taken as 2|x|",
+            "grad_after_one = [2.0, 4.0, 6.0]\n"
+            "grad_after_two = [4.0, 8.0, 12.0]\n"
+            "grad_after_reset = [3.0, 3.0, 3.0]\n",
+        ),
+        (
+            "reset thought to give zeros",
+            "grad_after_one = [2.0, -4.0, 6.0]\n"
+            "grad_after_two = [4.0, -8.0, 12.0]\n"
+            "grad_after_reset = [0.0, 0.0, 0.0]\n",
+        ),
+        (
+            "reset written as one number",
+            "grad_after_one = [2.0, -4.0, 6.0]\ngrad_after_two = [4.0, -8.0, 12.0]\ngrad_after_reset = 3.0\n",
+        ),
+        (
+            "second backward squares (gradient of the gradient)",
+            "grad_after_one = [2.0, -4.0, 6.0]\n"
+            "grad_after_two = [4.0, 16.0, 36.0]\n"
+            "grad_after_reset = [3.0, 3.0, 3.0]\n",
+        ),
+        (
+            "the values of x*x instead of the gradient",
+            "grad_after_one = [1.0, 4.0, 9.0]\n"
+            "grad_after_two = [2.0, 8.0, 18.0]\n"
+            "grad_after_reset = [3.0, 3.0, 3.0]\n",
+        ),
+        (
+            "reset gradient taken as 3x",
+            "grad_after_one = [2.0, -4.0, 6.0]\n"
+            "grad_after_two = [4.0, -8.0, 12.0]\n"
+            "grad_after_reset = [3.0, -6.0, 9.0]\n",
+        ),
     ],
     "ch06.clip_hook": [
         ("logs max |g| as an int", _clip_hook("int(np.abs(grad).max())", "np.clip(grad, -limit, limit)")),
@@ -64,27 +98,17 @@ grad_after_reset = x.grad.copy()
         ),
         (
             "a Python loop over the elements: right for 1-D gradients only",
-            "def make_clip_hook(limit, log):\n"
-            "    def hook(grad):\n"
-            "        log.append(float(max(abs(g) for g in grad)))\n"
-            "        return np.array([max(-limit, min(limit, g)) for g in grad])\n"
-            "    return hook\n",
+            _clip_hook(
+                "float(max(abs(g) for g in grad))", "np.array([max(-limit, min(limit, g)) for g in grad])"
+            ),
         ),
         (
             "logs the largest |g| so far, not this call's",
-            "def make_clip_hook(limit, log):\n"
-            "    def hook(grad):\n"
-            "        log.append(max(log + [float(np.abs(grad).max())]))\n"
-            "        return np.clip(grad, -limit, limit)\n"
-            "    return hook\n",
+            _clip_hook("max(log + [float(np.abs(grad).max())])", "np.clip(grad, -limit, limit)"),
         ),
         (
             "logs minus the smallest entry for the largest |g|",
-            "def make_clip_hook(limit, log):\n"
-            "    def hook(grad):\n"
-            "        log.append(float(-grad.min()))\n"
-            "        return np.clip(grad, -limit, limit)\n"
-            "    return hook\n",
+            _clip_hook("float(-grad.min())", "np.clip(grad, -limit, limit)"),
         ),
         (
             "keeps the first call's clipped array and returns it at every call",
@@ -125,11 +149,77 @@ grad_after_reset = x.grad.copy()
         ),
         (
             "clips only from above",
+            _clip_hook("float(np.abs(grad).max())", "np.minimum(grad, limit)"),
+        ),
+        (
+            "logs max(grad), not max |grad|",
+            _clip_hook("float(np.max(grad))", "np.clip(grad, -limit, limit)"),
+        ),
+        (
+            "logs the norm",
+            _clip_hook("float(np.linalg.norm(grad))", "np.clip(grad, -limit, limit)"),
+        ),
+        (
+            "rescales the whole gradient by max |g| / limit",
+            _clip_hook("float(np.abs(grad).max())", "grad / max(1.0, np.abs(grad).max() / limit)"),
+        ),
+        (
+            "soft clip with tanh",
+            _clip_hook("float(np.abs(grad).max())", "limit * np.tanh(grad / limit)"),
+        ),
+        (
+            "log += [...] inside the hook (log made local)",
             "def make_clip_hook(limit, log):\n"
             "    def hook(grad):\n"
-            "        log.append(float(np.abs(grad).max()))\n"
-            "        return np.minimum(grad, limit)\n"
+            "        log += [float(np.abs(grad).max())]\n"
+            "        return np.clip(grad, -limit, limit)\n"
             "    return hook\n",
+        ),
+        (
+            "returns a list",
+            _clip_hook("float(np.abs(grad).max())", "np.clip(grad, -limit, limit).tolist()"),
+        ),
+        (
+            "returns a Variable",
+            _clip_hook("float(np.abs(grad).max())", "Variable(np.clip(grad, -limit, limit))"),
+        ),
+        (
+            "clip bounds swapped",
+            _clip_hook("float(np.abs(grad).max())", "np.clip(grad, limit, -limit)"),
+        ),
+        (
+            "logs the index of the largest |g|",
+            _clip_hook("float(np.abs(grad).argmax())", "np.clip(grad, -limit, limit)"),
+        ),
+        (
+            "a new log list made inside make_clip_hook",
+            "def make_clip_hook(limit, log):\n"
+            "    log = []\n"
+            "    def hook(grad):\n"
+            "        log.append(float(np.abs(grad).max()))\n"
+            "        return np.clip(grad, -limit, limit)\n"
+            "    return hook\n",
+        ),
+        (
+            "logs |g| of the first entry only",
+            _clip_hook("float(abs(grad[0]))", "np.clip(grad, -limit, limit)"),
+        ),
+        (
+            "flattens the clipped gradient",
+            _clip_hook("float(np.abs(grad).max())", "np.clip(grad, -limit, limit).ravel()"),
+        ),
+        (
+            "logs only when it clips",
+            "def make_clip_hook(limit, log):\n"
+            "    def hook(grad):\n"
+            "        if np.abs(grad).max() > limit:\n"
+            "            log.append(float(np.abs(grad).max()))\n"
+            "        return np.clip(grad, -limit, limit)\n"
+            "    return hook\n",
+        ),
+        (
+            "rounds the clipped gradient",
+            _clip_hook("float(np.abs(grad).max())", "np.round(np.clip(grad, -limit, limit), 2)"),
         ),
     ],
     "ch06.inplace": [
@@ -145,6 +235,20 @@ grad_after_reset = x.grad.copy()
         ("a frozenset that misses tanh_ and .data assignment", 'predicted_raises = frozenset({"A", "D"})\n'),
         ("one string holding the right letters", 'predicted_raises = {"A, D, E, G"}\n'),
         ("the right letters and one no snippet has", 'predicted_raises = {"A", "D", "E", "G", "H"}\n'),
+        (
+            "a dict of letter: raises?",
+            'predicted_raises = {"A": True, "B": False, "C": False, "D": True,\n'
+            '                    "E": True, "F": False, "G": True}\n',
+        ),
+        ("one string of letters", 'predicted_raises = "ADEG"\n'),
+        ("a string in brackets (no tuple)", 'predicted_raises = ("A")\n'),
+        (
+            "thinks a leaf without grad may not change either",
+            'predicted_raises = {"A", "B", "D", "E", "G"}\n',
+        ),
+        ("thinks MulConstant saves its output too", 'predicted_raises = {"A", "C", "D", "E", "G"} - {"G"}\n'),
+        ("the snippet numbers instead of letters", "predicted_raises = {1, 4, 5, 7}\n"),
+        ("an empty dict for none", "predicted_raises = {}\n"),
     ],
 }
 
@@ -166,6 +270,19 @@ grad_after_one = (2, -4, 6)
 grad_after_two = (4, -8, 12)
 grad_after_reset = (3, 3, 3)
 """,
+        ),
+        (
+            "a list comprehension over x by hand",
+            "xs = [1.0, -2.0, 3.0]\n"
+            "grad_after_one = [2 * v for v in xs]\n"
+            "grad_after_two = [4 * v for v in xs]\n"
+            "grad_after_reset = [3] * 3\n",
+        ),
+        (
+            "np.array literals of ints",
+            "grad_after_one = np.array([2, -4, 6])\n"
+            "grad_after_two = np.array([4, -8, 12])\n"
+            "grad_after_reset = np.array([3, 3, 3])\n",
         ),
     ],
     "ch06.clip_hook": [
@@ -208,6 +325,45 @@ def make_clip_hook(limit, log):
     return ClipHook(limit, log)
 """,
         ),
+        (
+            "np.sign times np.minimum of |g|",
+            _clip_hook("float(np.abs(grad).max())", "np.sign(grad) * np.minimum(np.abs(grad), limit)"),
+        ),
+        (
+            "np.where with the sign",
+            _clip_hook(
+                "float(abs(grad).max())", "np.where(np.abs(grad) > limit, np.sign(grad) * limit, grad)"
+            ),
+        ),
+        (
+            "np.fmin(np.fmax(...)), log by np.amax(...).item()",
+            _clip_hook("np.amax(np.absolute(grad)).item()", "np.fmin(np.fmax(grad, -limit), limit)"),
+        ),
+        (
+            "a lambda with a tuple trick",
+            "def make_clip_hook(limit, log):\n"
+            "    return lambda g: (log.append(float(np.abs(g).max())), np.clip(g, -limit, limit))[1]\n",
+        ),
+        (
+            "functools.partial of a module-level function",
+            "import functools\n"
+            "def _clip(grad, limit, log):\n"
+            "    log.append(float(np.abs(grad).max()))\n"
+            "    return grad.clip(min=-limit, max=limit)\n"
+            "\n"
+            "def make_clip_hook(limit, log):\n"
+            "    return functools.partial(_clip, limit=limit, log=log)\n",
+        ),
+        (
+            "log.extend, np.clip into a fresh out array",
+            "def make_clip_hook(limit, log):\n"
+            "    def hook(grad):\n"
+            "        log.extend([float(np.abs(grad).max())])\n"
+            "        out = np.empty_like(grad)\n"
+            "        np.clip(grad, -limit, limit, out=out)\n"
+            "        return out\n"
+            "    return hook\n",
+        ),
     ],
     "ch06.inplace": [
         (
@@ -228,5 +384,7 @@ predicted_raises = set("adeg")
 predicted_raises = frozenset({"A", "D", "E", "G"})
 """,
         ),
+        ("a tuple of letters with spaces", 'predicted_raises = (" A", "D ", "e", "G")\n'),
+        ("set union of two sets", 'predicted_raises = {"A"} | {"D", "E", "G"}\n'),
     ],
 }

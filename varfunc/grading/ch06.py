@@ -73,6 +73,7 @@ def check_clip_hook(ns: dict) -> None:
     _check_hook_on_one_leaf(make_clip_hook)
     _check_hook_called_twice(make_clip_hook)
     _check_fractional_values(make_clip_hook)
+    _check_nothing_to_clip(make_clip_hook)
     _check_float32_gradient(make_clip_hook)
     case = "m.grad for a 2x3 leaf m, L = sum(m^2), limit 2.5"
     m = Variable(np.array([[1.0, -2.0, 3.0], [0.5, 4.0, -6.0]]))
@@ -229,6 +230,32 @@ def _check_fractional_values(make_clip_hook: Any) -> None:
         "the log holds a whole number: append max |g| as it is, a Python float, not rounded"
         if whole
         else "append max |g|, before clipping",
+    )
+
+
+def _check_nothing_to_clip(make_clip_hook: Any) -> None:
+    """A gradient already within the limit: logged all the same, and passed on with every digit."""
+    seed = np.array([0.123456789, -0.5, 0.25])
+    case = "p.grad for a hook on leaf p of p + q, limit 1, backward(seed [0.123456789, -0.5, 0.25])"
+    p, q = Variable(np.array([1.0, 2.0, 3.0])), Variable(np.array([4.0, 5.0, 6.0]))
+    log_p: list = []
+    with running(case):
+        p.register_hook("clip", make_clip_hook(1.0, log_p))
+        (p + q).backward(seed.copy())
+    expect_close(
+        f"{case}: nothing to clip",
+        p.grad,
+        seed,
+        "a gradient within [-limit, limit] must come out as it went in, every digit (np.clip leaves it "
+        "alone; nothing rounded)",
+        rtol=1e-12,
+        atol=0.0,
+    )
+    expect_close(
+        "log for the gradient [0.123456789, -0.5, 0.25], which needs no clipping",
+        np.array(log_p, dtype=float),
+        [0.5],
+        "append max |g| at every call of the hook, also when nothing needs clipping",
     )
 
 
