@@ -46,6 +46,60 @@ predicted = {
 }
 """,
         ),
+        (
+            "is_leaf as the string 'False'",
+            "predicted = {\n"
+            "    \"x.grad device\": 'cpu',\n"
+            "    \"x_gpu.is_leaf\": 'False',\n"
+            "    \"fc.weight.grad device\": 'cuda:0',\n"
+            "    \"grad device of the Variable w was copied from\": 'cpu',\n"
+            "}\n",
+        ),
+        (
+            "'gpu' for the device",
+            "predicted = {\n"
+            "    \"x.grad device\": 'cpu',\n"
+            '    "x_gpu.is_leaf": False,\n'
+            "    \"fc.weight.grad device\": 'gpu',\n"
+            "    \"grad device of the Variable w was copied from\": 'cpu',\n"
+            "}\n",
+        ),
+        (
+            "w's source thought to get its grad on the GPU (w is the leaf)",
+            "predicted = {\n"
+            "    \"x.grad device\": 'cpu',\n"
+            '    "x_gpu.is_leaf": False,\n'
+            "    \"fc.weight.grad device\": 'cuda:0',\n"
+            "    \"grad device of the Variable w was copied from\": 'cuda:0',\n"
+            "}\n",
+        ),
+        (
+            "x.grad thought to live on the GPU, the rest right",
+            "predicted = {\n"
+            "    \"x.grad device\": 'cuda:0',\n"
+            '    "x_gpu.is_leaf": False,\n'
+            "    \"fc.weight.grad device\": 'cuda:0',\n"
+            "    \"grad device of the Variable w was copied from\": 'cpu',\n"
+            "}\n",
+        ),
+        (
+            "is_leaf as 0",
+            "predicted = {\n"
+            "    \"x.grad device\": 'cpu',\n"
+            '    "x_gpu.is_leaf": 0,\n'
+            "    \"fc.weight.grad device\": 'cuda:0',\n"
+            "    \"grad device of the Variable w was copied from\": 'cpu',\n"
+            "}\n",
+        ),
+        (
+            "w's source thought to have no grad (None)",
+            "predicted = {\n"
+            "    \"x.grad device\": 'cpu',\n"
+            '    "x_gpu.is_leaf": False,\n'
+            "    \"fc.weight.grad device\": 'cuda:0',\n"
+            '    "grad device of the Variable w was copied from": None,\n'
+            "}\n",
+        ),
     ],
     "ch09.one_hot": [
         (
@@ -173,6 +227,63 @@ def one_hot(labels, num_classes):
     return out
 """,
         ),
+        (
+            "labels minus one (classes counted from 1)",
+            "def one_hot(labels, num_classes):\n"
+            "    xp = get_array_module(labels)\n"
+            "    out = xp.zeros((labels.shape[0], num_classes), dtype=xp.float32)\n"
+            "    out[xp.arange(labels.shape[0]), labels - 1] = 1\n"
+            "    return out\n",
+        ),
+        (
+            "out[:, labels] = 1 (every row gets every label)",
+            "def one_hot(labels, num_classes):\n"
+            "    xp = get_array_module(labels)\n"
+            "    out = xp.zeros((labels.shape[0], num_classes), dtype=xp.float32)\n"
+            "    out[:, labels] = 1\n"
+            "    return out\n",
+        ),
+        (
+            "returns a list",
+            "def one_hot(labels, num_classes):\n"
+            "    xp = get_array_module(labels)\n"
+            "    out = xp.zeros((labels.shape[0], num_classes), dtype=xp.float32)\n"
+            "    out[xp.arange(labels.shape[0]), labels] = 1\n"
+            "    return out.tolist()\n",
+        ),
+        (
+            "returns a Variable",
+            "def one_hot(labels, num_classes):\n"
+            "    xp = get_array_module(labels)\n"
+            "    out = xp.zeros((labels.shape[0], num_classes), dtype=xp.float32)\n"
+            "    out[xp.arange(labels.shape[0]), labels] = 1\n"
+            "    return Variable(out)\n",
+        ),
+        (
+            "stacks one xp.eye row per label (fails for no labels)",
+            "def one_hot(labels, num_classes):\n"
+            "    xp = get_array_module(labels)\n"
+            "    eye = xp.eye(num_classes, dtype=xp.float32)\n"
+            "    return xp.stack([eye[l] for l in labels])\n",
+        ),
+        (
+            "int8 result",
+            "def one_hot(labels, num_classes):\n"
+            "    xp = get_array_module(labels)\n"
+            "    return (labels[:, None] == xp.arange(num_classes)).astype(xp.int8)\n",
+        ),
+        (
+            "bool result (no astype)",
+            "def one_hot(labels, num_classes):\n"
+            "    xp = get_array_module(labels)\n"
+            "    return labels[:, None] == xp.arange(num_classes)\n",
+        ),
+        (
+            "num_classes + 1 columns",
+            "def one_hot(labels, num_classes):\n"
+            "    xp = get_array_module(labels)\n"
+            "    return xp.eye(num_classes + 1, dtype=xp.float32)[labels]\n",
+        ),
     ],
 }
 
@@ -207,6 +318,27 @@ def one_hot(labels, num_classes):
     return xp.eye(num_classes, dtype=xp.float32)[labels]
 """,
         ),
+        (
+            "xp.add.at scatter",
+            "def one_hot(labels, num_classes):\n"
+            "    xp = get_array_module(labels)\n"
+            "    out = xp.zeros((len(labels), num_classes), dtype=xp.float32)\n"
+            "    xp.add.at(out, (xp.arange(len(labels)), labels), 1)\n"
+            "    return out\n",
+        ),
+        (
+            "xp.where of the labels compared with xp.arange",
+            "def one_hot(labels, num_classes):\n"
+            "    xp = get_array_module(labels)\n"
+            "    classes = xp.arange(num_classes).reshape(1, -1)\n"
+            "    return xp.where(xp.expand_dims(labels, 1) == classes, 1.0, 0.0).astype('float32')\n",
+        ),
+        (
+            "xp.take along axis 0 of xp.eye",
+            "def one_hot(labels, num_classes):\n"
+            "    xp = get_array_module(labels)\n"
+            "    return xp.take(xp.eye(num_classes, dtype=xp.float32), labels, axis=0)\n",
+        ),
     ],
     "ch09.grad_device": [
         (
@@ -234,6 +366,15 @@ predicted = {
     "x.grad device": "CPU",
 }
 """,
+        ),
+        (
+            "device 'cuda' without the index",
+            "predicted = {\n"
+            "    \"x.grad device\": 'cpu',\n"
+            '    "x_gpu.is_leaf": False,\n'
+            "    \"fc.weight.grad device\": 'cuda',\n"
+            "    \"grad device of the Variable w was copied from\": 'cpu',\n"
+            "}\n",
         ),
     ],
 }

@@ -68,6 +68,55 @@ predicted_next = {
 }
 """,
         ),
+        (
+            "names without the 0 (AddBackward)",
+            "predicted_next = {\n"
+            '    "AddBackward": [("ExpBackward", 0), ("AccumulateGrad", 0)],\n'
+            '    "ExpBackward": [("MulBackward", 0)],\n'
+            '    "MulBackward": [("AccumulateGrad", 0), (None, 0)],\n'
+            "}\n",
+        ),
+        (
+            "x's second use counted as output 1 of its AccumulateGrad",
+            "predicted_next = {\n"
+            '    "AddBackward0": [("ExpBackward0", 0), ("AccumulateGrad", 1)],\n'
+            '    "ExpBackward0": [("MulBackward0", 0)],\n'
+            '    "MulBackward0": [("AccumulateGrad", 0), (None, 0)],\n'
+            "}\n",
+        ),
+        (
+            "(None, None) for the constant",
+            "predicted_next = {\n"
+            '    "AddBackward0": [("ExpBackward0", 0), ("AccumulateGrad", 0)],\n'
+            '    "ExpBackward0": [("MulBackward0", 0)],\n'
+            '    "MulBackward0": [("AccumulateGrad", 0), (None, None)],\n'
+            "}\n",
+        ),
+        (
+            "AccumulateGrad listed as a key with no inputs",
+            "predicted_next = {\n"
+            '    "AddBackward0": [("ExpBackward0", 0), ("AccumulateGrad", 0)],\n'
+            '    "ExpBackward0": [("MulBackward0", 0)],\n'
+            '    "MulBackward0": [("AccumulateGrad", 0), (None, 0)],\n'
+            '    "AccumulateGrad": [],\n'
+            "}\n",
+        ),
+        (
+            "a dict of next name: output_nr per node",
+            "predicted_next = {\n"
+            '    "AddBackward0": {"ExpBackward0": 0, "AccumulateGrad": 0},\n'
+            '    "ExpBackward0": {"MulBackward0": 0},\n'
+            '    "MulBackward0": {"AccumulateGrad": 0, None: 0},\n'
+            "}\n",
+        ),
+        (
+            "the Mul by a constant named MulConstantBackward0 (v0.1's MulConstant)",
+            "predicted_next = {\n"
+            '    "AddBackward0": [("ExpBackward0", 0), ("AccumulateGrad", 0)],\n'
+            '    "ExpBackward0": [("MulConstantBackward0", 0)],\n'
+            '    "MulConstantBackward0": [("AccumulateGrad", 0)],\n'
+            "}\n",
+        ),
     ],
     "ch10.next_functions": [
         (
@@ -178,6 +227,41 @@ def next_functions_of(fn):
     ]
 """,
         ),
+        (
+            "the arg_id itself as the output number",
+            "def next_functions_of(fn):\n"
+            "    pairs = zip(fn.previous_functions, fn.needs_input_grad)\n"
+            "    return tuple((p, a) if n else (None, 0) for (p, a), n in pairs)\n",
+        ),
+        (
+            "inputs used twice counted once (a dict keyed by Function)",
+            "def next_functions_of(fn):\n"
+            "    seen = {}\n"
+            "    for (p, a), n in zip(fn.previous_functions, fn.needs_input_grad):\n"
+            "        seen[p] = (p, p.output_ids[a]) if n else (None, 0)\n"
+            "    return tuple(seen.values())\n",
+        ),
+        (
+            "a not-needed input keeps its Function, output 0",
+            "def next_functions_of(fn):\n"
+            "    pairs = zip(fn.previous_functions, fn.needs_input_grad)\n"
+            "    return tuple((p, p.output_ids[a]) if n else (p, 0) for (p, a), n in pairs)\n",
+        ),
+        (
+            "a Leaf given its own pair",
+            "def next_functions_of(fn):\n"
+            "    if not fn.previous_functions:\n"
+            "        return ((fn, 0),)\n"
+            "    pairs = zip(fn.previous_functions, fn.needs_input_grad)\n"
+            "    return tuple((p, p.output_ids[a]) if n else (None, 0) for (p, a), n in pairs)\n",
+        ),
+        (
+            "names instead of the Function objects",
+            "def next_functions_of(fn):\n"
+            "    pairs = zip(fn.previous_functions, fn.needs_input_grad)\n"
+            "    return tuple((type(p).__name__, p.output_ids[a]) if n else (None, 0)\n"
+            "                 for (p, a), n in pairs)\n",
+        ),
     ],
     "ch10.double_count": [
         (
@@ -202,6 +286,15 @@ naive_grad_a = float(viz.naive_recursive_backward(loss, params=leaves).leaf_grad
             "a frozenset that blames micrograd's sort too",
             'wrong_orders = frozenset({"naive", "topo"})\nnaive_grad_a = 32.0\n',
         ),
+        ("capitalised name", 'wrong_orders = {"Naive"}\nnaive_grad_a = 32.0\n'),
+        ("one name in brackets (a string, no tuple)", 'wrong_orders = ("naive")\nnaive_grad_a = 32.0\n'),
+        ("fifo blamed too", 'wrong_orders = {"naive", "fifo"}\nnaive_grad_a = 32.0\n'),
+        ("b's slot counted three times", 'wrong_orders = {"naive"}\nnaive_grad_a = 48.0\n'),
+        ("the gradient of b, not a", 'wrong_orders = {"naive"}\nnaive_grad_a = 8.0\n'),
+        (
+            "naive_grad_a as a list of the two deliveries",
+            'wrong_orders = {"naive"}\nnaive_grad_a = [12.0, 20.0]\n',
+        ),
     ],
 }
 
@@ -214,6 +307,26 @@ def next_functions_of(fn):
     pairs = zip(fn.previous_functions, fn.needs_input_grad)
     return tuple((prev, prev.output_ids[arg_id]) if needed else (None, 0) for (prev, arg_id), needed in pairs)
 """,
+        ),
+        (
+            "output_ids.get, a for loop with enumerate and indexing",
+            "def next_functions_of(fn):\n"
+            "    out = []\n"
+            "    for i, (prev, arg_id) in enumerate(fn.previous_functions):\n"
+            "        if fn.needs_input_grad[i]:\n"
+            "            out.append((prev, prev.output_ids.get(arg_id)))\n"
+            "        else:\n"
+            "            out.append((None, 0))\n"
+            "    return tuple(out)\n",
+        ),
+        (
+            "tuple(map(...)) with a helper",
+            "def _pair(entry, needed):\n"
+            "    prev_fn, arg_id = entry\n"
+            "    return (prev_fn, prev_fn.output_ids[arg_id]) if needed else (None, 0)\n"
+            "\n"
+            "def next_functions_of(fn):\n"
+            "    return tuple(map(_pair, fn.previous_functions, fn.needs_input_grad))\n",
         ),
     ],
     "ch10.predict_modern": [
@@ -236,6 +349,21 @@ predicted_next = {
     "MulBackward0": (("AccumulateGrad", 0), (None, 0)),
 }
 """,
+        ),
+        (
+            "built up key by key",
+            "predicted_next = {}\n"
+            'predicted_next["MulBackward0"] = [("AccumulateGrad", 0), (None, 0)]\n'
+            'predicted_next["ExpBackward0"] = [("MulBackward0", 0)]\n'
+            'predicted_next["AddBackward0"] = [("ExpBackward0", 0), ("AccumulateGrad", 0)]\n',
+        ),
+        (
+            "dict() with keywords",
+            "predicted_next = dict(\n"
+            '    AddBackward0=[("ExpBackward0", 0), ("AccumulateGrad", 0)],\n'
+            '    ExpBackward0=[("MulBackward0", 0)],\n'
+            '    MulBackward0=[("AccumulateGrad", 0), (None, 0)],\n'
+            ")\n",
         ),
     ],
     "ch10.double_count": [
@@ -261,5 +389,10 @@ wrong_orders = frozenset({"naive"})
 naive_grad_a = 2 * 16.0
 """,
         ),
+        (
+            "a tuple with one name, the gradient as 16 * 2",
+            'wrong_orders = ("naive",)\nnaive_grad_a = 16 * 2\n',
+        ),
+        ("set() of a list, a float written 32.", 'wrong_orders = set(["naive"])\nnaive_grad_a = 32.\n'),
     ],
 }
