@@ -8,7 +8,17 @@ import numpy as np
 
 from ..leaf import Leaf
 from ..variable import Variable
-from .core import SECRET, CheckFailed, as_numbers, exercise, expect_close, expect_equal, require, running
+from .core import (
+    SECRET,
+    CheckFailed,
+    as_numbers,
+    exercise,
+    expect_close,
+    expect_equal,
+    quoted,
+    require,
+    running,
+)
 from .predictions import expect_written_by_hand
 
 
@@ -155,5 +165,5 @@ def check_predict_grad(ns: dict) -> None:
             "b.grad",
             SECRET,
             predicted_b,
-            "what dtype does b hold, and does a Variable of that dtype require grad?",
+            quoted(predicted_b) or "what dtype does b hold, and does a Variable of that dtype require grad?",
         )

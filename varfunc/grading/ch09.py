@@ -7,7 +7,17 @@ from typing import Any
 import numpy as np
 
 from ..variable import Variable
-from .core import NOT_SOLVED, SECRET, CheckFailed, exercise, expect_close, expect_equal, require, running
+from .core import (
+    NOT_SOLVED,
+    SECRET,
+    CheckFailed,
+    exercise,
+    expect_close,
+    expect_equal,
+    quoted,
+    require,
+    running,
+)
 from .fake_gpu import HOST_COPY, IMPLICIT_CONVERSION, MIXED_DEVICES, FakeGpuArray, fake_gpu
 from .predictions import expect_written_by_hand, predictions_wrong
 
@@ -45,7 +55,12 @@ def check_grad_device(ns: dict) -> None:
     expect_written_by_hand(ns, "predicted")
     predicted = ns["predicted"]
     if not isinstance(predicted, dict):
-        raise CheckFailed("predicted", "a dict with one answer per key", type(predicted).__name__)
+        raise CheckFailed(
+            "predicted",
+            "a dict with one answer per key",
+            type(predicted).__name__,
+            'keep the template\'s dict: predicted = {"x.grad device": ..., ...}, one answer per key',
+        )
     unfilled = [key for key in _GRAD_DEVICE_ANSWERS if predicted.get(key) is ...]
     if unfilled:  # the template's values, still ...
         keys = ", ".join(repr(key) for key in unfilled)
@@ -59,7 +74,8 @@ def check_grad_device(ns: dict) -> None:
             raise CheckFailed(f"predicted[{key!r}]", "an answer", "missing", "keep every key of the template")
         kind = "True or False" if isinstance(answer, bool) else '"cpu" or "cuda:0"'
         if type(_device_answer(predicted[key])) is not type(answer):
-            raise CheckFailed(f"predicted[{key!r}]", kind, predicted[key], f"answer with {kind}")
+            hint = quoted(predicted[key]) or f"answer with {kind}"
+            raise CheckFailed(f"predicted[{key!r}]", kind, predicted[key], hint)
     wrong = [key for key, answer in _GRAD_DEVICE_ANSWERS.items() if _device_answer(predicted[key]) != answer]
     if wrong:  # not which ones: for questions with two answers each, that would be the answer
         raise CheckFailed(
@@ -82,12 +98,14 @@ _ONE_HOT_HINT = (
 def _one_hot_case(one_hot: Any, case: str, labels: list, num_classes: int) -> None:
     with running(case):
         got = one_hot(np.array(labels, dtype=np.int64), num_classes)
-    if isinstance(got, Variable):
+    if got is not None and not isinstance(got, np.ndarray):  # (got.dtype below would fail, blaming you)
         raise CheckFailed(
             case,
             "a plain array",
-            "a Variable",
-            "one_hot returns a plain array, not a Variable: return the array",
+            "a Variable" if isinstance(got, Variable) else f"a {type(got).__name__}",
+            "one_hot returns a plain array, not a Variable: return the array"
+            if isinstance(got, Variable)
+            else "one_hot returns the array itself, made with xp (not a list, not .tolist())",
         )
     expected = np.zeros((len(labels), num_classes), dtype=np.float32)
     expected[np.arange(len(labels)), labels] = 1

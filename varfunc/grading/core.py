@@ -33,6 +33,7 @@ from .expect import (  # noqa: F401 - the chapters import the helpers for writin
     expect_raises,
     kit_code_refused,
     parts,
+    quoted,
 )
 from .floats import numpy_defaults
 from .session import FailedRun, session, stale_case

@@ -48,6 +48,8 @@ def expect_close(
     got_array = np.asarray(got.data if isinstance(got, Variable) else got)
     expected_array = np.asarray(expected)
     if got_array.shape != expected_array.shape:
+        if secret:  # a prediction's form, not its numbers: the hint about the numbers would mislead
+            hint = f"write one number per element, as a list: the answer has shape {expected_array.shape}"
         raise CheckFailed(f"{case} (shape)", expected_array.shape, got_array.shape, hint)
     close = np.isclose(got_array, expected_array, rtol=rtol, atol=atol, equal_nan=True)
     if not close.all():
@@ -99,6 +101,13 @@ def expect_equal(case: str, got: Any, expected: Any, hint: str = "", secret: boo
         )
     if not _same(got, expected):
         raise CheckFailed(case, SECRET if secret else expected, got, hint)
+
+
+def quoted(value: Any) -> str:
+    """The hint for None, True or False written in quotes (a string), or ""."""
+    if isinstance(value, str) and value.strip() in ("None", "True", "False"):
+        return f"write {value.strip()} without quotes: {value!r} is a string"
+    return ""
 
 
 def as_numbers(name: str, value: Any) -> np.ndarray:

@@ -1,0 +1,95 @@
+"""An answer right in substance and wrong in form (None in quotes, one number for a list, a list for
+an array or a dict) is told what form to give, not given a hint about the substance."""
+
+from __future__ import annotations
+
+import pytest
+from test_exercises import CASES, verdict_for
+
+GRAD_DEVICE = {
+    "x.grad device": "cpu",
+    "x_gpu.is_leaf": False,
+    "fc.weight.grad device": "cuda:0",
+    "grad device of the Variable w was copied from": "cpu",
+}
+ACCUMULATE = "grad_after_one = [2.0, -4.0, 6.0]\ngrad_after_two = [4.0, -8.0, 12.0]\ngrad_after_reset = {}\n"
+ONE_HOT = (
+    "def one_hot(labels, num_classes):\n"
+    "    xp = get_array_module(labels)\n"
+    "    out = xp.zeros((len(labels), num_classes), dtype=xp.float32)\n"
+    "    out[xp.arange(len(labels)), labels] = 1\n"
+    "    return out{}\n"
+)
+
+
+def verdict(exercise_id: str, source: str):
+    path = next(p for p, ex in CASES if ex == exercise_id)
+    return verdict_for(path, exercise_id, source)
+
+
+@pytest.mark.parametrize(
+    "exercise_id, source, case, hint",
+    [
+        (
+            "ch02.predict_grad",
+            'predicted_a_grad = [3.5, 4.5]\npredicted_b_grad = "None"\n',
+            "b.grad",
+            "write None without quotes: 'None' is a string",
+        ),
+        (
+            "ch09.grad_device",
+            f"predicted = {dict(GRAD_DEVICE, **{'x_gpu.is_leaf': ' False'})!r}\n",
+            "predicted['x_gpu.is_leaf']",
+            "write False without quotes: ' False' is a string",
+        ),
+    ],
+    ids=["None", "False"],
+)
+def test_none_true_or_false_in_quotes_is_told_to_drop_the_quotes(exercise_id, source, case, hint):
+    result = verdict(exercise_id, source)
+    assert not result.passed and (result.case, result.hint) == (case, hint), str(result)
+
+
+@pytest.mark.parametrize(
+    "exercise_id, source, name, shape",
+    [
+        ("ch02.predict_grad", "predicted_a_grad = 8.0\npredicted_b_grad = None\n", "a.grad after", (2,)),
+        (
+            "ch02.predict_grad",
+            "predicted_a_grad = [[3.5, 4.5]]\npredicted_b_grad = None\n",
+            "a.grad after",
+            (2,),
+        ),
+        ("ch06.accumulate", ACCUMULATE.format("3.0"), "grad_after_reset", (3,)),
+    ],
+    ids=["number", "nested", "reset"],
+)
+def test_a_prediction_of_the_wrong_shape_is_told_the_shape_not_a_hint_about_the_numbers(
+    exercise_id, source, name, shape
+):
+    result = verdict(exercise_id, source)
+    assert not result.passed and result.case.startswith(name) and result.case.endswith("(shape)")
+    assert result.hint == f"write one number per element, as a list: the answer has shape {shape}", str(
+        result
+    )
+
+
+def test_predictions_given_as_a_list_are_told_to_keep_the_template_dict():
+    result = verdict("ch09.grad_device", f"predicted = {list(GRAD_DEVICE.values())!r}\n")
+    assert not result.passed and result.got == "list"
+    assert result.hint.startswith("keep the template's dict: predicted = {"), str(result)
+
+
+@pytest.mark.parametrize("ending, got", [(".tolist()", "a list"), (".copy(), 1", "a tuple")])
+def test_one_hot_returning_a_list_is_told_to_return_the_array_not_blamed_for_an_error(ending, got):
+    """The check read got.dtype, so a list's AttributeError was reported as the student's code raising."""
+    result = verdict("ch09.one_hot", ONE_HOT.format(ending))
+    assert not result.passed and result.got == got, str(result)
+    assert result.hint == "one_hot returns the array itself, made with xp (not a list, not .tolist())"
+    assert "raised" not in result.case
+
+
+def test_the_form_that_is_right_passes():
+    assert verdict("ch06.accumulate", ACCUMULATE.format("[3.0, 3.0, 3.0]")).passed
+    assert verdict("ch09.grad_device", f"predicted = {GRAD_DEVICE!r}\n").passed
+    assert verdict("ch09.one_hot", ONE_HOT.format("")).passed
