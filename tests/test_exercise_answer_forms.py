@@ -93,3 +93,30 @@ def test_the_form_that_is_right_passes():
     assert verdict("ch06.accumulate", ACCUMULATE.format("[3.0, 3.0, 3.0]")).passed
     assert verdict("ch09.grad_device", f"predicted = {GRAD_DEVICE!r}\n").passed
     assert verdict("ch09.one_hot", ONE_HOT.format("")).passed
+
+
+def test_a_describe_that_names_the_creator_by_its_modern_name_is_told_the_kind_is_right():
+    source = (
+        "def describe(v):\n"
+        "    if v.volatile:\n"
+        '        return "volatile"\n'
+        "    if isinstance(v.creator, Leaf):\n"
+        '        return "leaf, requires grad" if v.requires_grad else "leaf, no grad"\n'
+        '    return "computed by " + v.creator.name()\n'
+    )
+    result = verdict("ch02.describe", source)
+    assert not result.passed and result.got == "computed by MulBackward0", str(result)
+    assert result.hint == "right kind; name the creator by its class in the kit, type(v.creator).__name__"
+
+
+@pytest.mark.parametrize(
+    "orders, hint",
+    [
+        ('("naive")', "'naive' alone is a string: write {'naive'}, a set (brackets alone make none)"),
+        ('{"Naive", "FIFO"}', "write each name exactly as listed, in lower case"),
+    ],
+    ids=["string", "capitals"],
+)
+def test_double_count_orders_in_the_wrong_form_are_told_the_form(orders, hint):
+    result = verdict("ch10.double_count", f"wrong_orders = {orders}\nnaive_grad_a = 0.0\n")
+    assert not result.passed and result.case == "wrong_orders" and result.hint == hint, str(result)

@@ -125,8 +125,10 @@ def _describe_hint(v: Variable, got: object, expected: str) -> str:
     if " ".join(got.split()).lower() == expected.lower():
         return f"right kind; write exactly {expected!r}, as the exercise spells it (lower case)"
     name = type(v.creator).__name__
-    if expected.startswith("computed by") and name in got and got.lower().startswith("computed by"):
-        return "right kind; use the class name alone, type(v.creator).__name__, with nothing after it"
+    if expected.startswith("computed by") and got.lower().startswith("computed by"):
+        if name in got:
+            return "right kind; use the class name alone, type(v.creator).__name__, with nothing after it"
+        return "right kind; name the creator by its class in the kit, type(v.creator).__name__"
     article = "an" if name[0] in "AEIOU" else "a"
     creator = "None" if v.creator is None else f"{article} {name}"
     return (

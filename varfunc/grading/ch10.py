@@ -247,9 +247,7 @@ def check_double_count(ns: dict) -> None:
             "wrong_orders",
             f"a set of names from {sorted(known)}",
             predicted,
-            set_hint(
-                predicted, "a set of the names listed, one string each (set() if you think none is wrong)"
-            ),
+            _orders_hint(predicted, known),
         )
     expect_equal(
         "the orderings that give a wrong gradient for a",
@@ -270,6 +268,18 @@ def check_double_count(ns: dict) -> None:
             "reaches b = a * a it runs Mul's backward with everything b's slot holds so far, and sends "
             "it to a twice (a is both inputs)",
         )
+
+
+def _orders_hint(predicted: Any, known: set) -> str:
+    """What is wrong with the form of wrong_orders: one name not in a set, or a name's spelling."""
+    if isinstance(predicted, str) and predicted in known:
+        return f"{predicted!r} alone is a string: write {{{predicted!r}}}, a set (brackets alone make none)"
+    names = predicted if isinstance(predicted, (set, frozenset, list, tuple)) else ()
+    if names and all(isinstance(n, str) for n in names) and {n.strip().lower() for n in names} <= known:
+        return "write each name exactly as listed, in lower case"
+    return set_hint(
+        predicted, "a set of the names listed, one string each (set() if you think none is wrong)"
+    )
 
 
 def _one_number(value: Any) -> float:
