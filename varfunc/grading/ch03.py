@@ -85,6 +85,7 @@ def _check_binary_op(namespace: dict, name: str, reference: Callable, formulas: 
     _check_float32_dtype(cls, name)
     _check_one_input_needs_grad(cls, name, reference, formulas)
     _check_float64_digits(cls, name)
+    _check_zero_operands(cls, name)
     _check_input_changed_in_place(cls, name, reference)
     a, b = np.array([1.0, 2.0, 3.0]), np.array([0.5, -2.0, 2.0])
     expect_nodes_independent(
@@ -138,6 +139,27 @@ def _check_float64_digits(cls: type, name: str) -> None:
             ROUNDED_TO_FLOAT32,
             rtol=1e-12,
             atol=1e-15,
+        )
+
+
+def _check_zero_operands(cls: type, name: str) -> None:
+    """An exact 0 where no case above has one (the operands are random): a gradient rebuilt from the
+    output by dividing by an input (y / a) is 0 / 0 = nan there."""
+    a_data = np.array([0.0, 1.5, -2.0])
+    b_data = np.array([0.5, -1.25, 2.0]) if name == "Div" else np.array([2.5, 0.0, -0.5])
+    g = np.array([1.0, -0.5, 2.0])
+    a, b = Variable(a_data.copy()), Variable(b_data.copy())
+    zeros = "a" if name == "Div" else "a and in b"
+    case = f"{name} of [0, 1.5, -2] and {b_data.tolist()} (a 0 in {zeros})"
+    with running(case):
+        cls()(a, b).backward(g.copy())
+    for label, leaf, exact in zip("ab", (a, b), _EXACT_GRADS[name](a_data, b_data, g)):
+        expect_close(
+            f"{case}: gradient for {label}",
+            leaf.grad,
+            exact,
+            "compute each gradient from the inputs, without dividing by "
+            f"{'a' if name == 'Div' else 'an input'}: where it is 0, y / a is 0 / 0 = nan",
         )
 
 

@@ -171,6 +171,7 @@ def _check_is_ready(is_ready: Callable) -> None:
         ([1, 0], False),
         ([3, 2], False),
         ([0, 1, 0], False),  # three outputs: the middle one still waits
+        ([0, 0, 1], False),  # and the last one (not only the first two are looked at)
     ]
     for counts, expected in cases:
         dependencies = {f: list(counts), g: [5]}

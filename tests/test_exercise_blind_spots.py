@@ -1,0 +1,100 @@
+"""Wrong answers that once earned full points because every case of their check shared a property
+(no operand was 0, no count past the second output was nonzero, backward's dropped products were never
+looked for): each now fails, at the case added for it."""
+
+from __future__ import annotations
+
+import pytest
+from test_exercises import CHAPTERS, verdict_for
+
+
+def chapter(number: str):
+    return next(path for path in CHAPTERS if path.name.startswith(number))
+
+
+PASSED_BEFORE = {
+    "mul_from_output": (
+        "03",
+        "ch03.mul",
+        """class Mul(Function):
+    def forward(self, a, b):
+        y = a * b
+        self.save_for_backward(a, b, y)
+        return y
+    def backward(self, grad_output):
+        a, b, y = self.saved_tensors
+        return sum_to_shape(grad_output * y / a, a.shape), sum_to_shape(grad_output * y / b, b.shape)
+""",
+    ),
+    "div_y2_over_a": (
+        "03",
+        "ch03.div",
+        """class Div(Function):
+    def forward(self, a, b):
+        y = a / b
+        self.save_for_backward(a, b, y)
+        return y
+    def backward(self, grad_output):
+        a, b, y = self.saved_tensors
+        return sum_to_shape(grad_output / b, a.shape), sum_to_shape(-grad_output * y**2 / a, b.shape)
+""",
+    ),
+    "is_ready_two": (
+        "04",
+        "ch04.is_ready",
+        """def is_ready_for_backward(dependencies, function):
+    counts = dependencies[function]
+    return counts[0] == 0 and (len(counts) < 2 or counts[1] == 0)
+""",
+    ),
+    "is_ready_sum2": (
+        "04",
+        "ch04.is_ready",
+        """def is_ready_for_backward(dependencies, function):
+    return sum(dependencies[function][:2]) == 0
+""",
+    ),
+    "matmul_drop": (
+        "05",
+        "ch05.matmul",
+        """class MyMatmul(Function):
+    def forward(self, a, b):
+        self.save_for_backward(a, b)
+        return a @ b
+    def backward(self, grad_output):
+        a, b = self.saved_tensors
+        grad_a, grad_b = grad_output @ b.T, a.T @ grad_output
+        return (grad_a if self.needs_input_grad[0] else None, grad_b if self.needs_input_grad[1] else None)
+""",
+    ),
+    "muladd_drop": (
+        "07",
+        "ch07.mul_add",
+        """class MulAdd(Function):
+    def forward(self, a, b, c):
+        self.save_for_backward(a, b)
+        return a * b + c
+    def backward(self, grad_output):
+        a, b = self.saved_tensors
+        grads = (grad_output * b, grad_output * a, grad_output)
+        return tuple(g if n else None for g, n in zip(grads, self.needs_input_grad))
+""",
+    ),
+}
+
+CASES = {
+    "mul_from_output": "Mul of [0, 1.5, -2] and [2.5, 0.0, -0.5] (a 0 in a and in b): gradient for a",
+    "div_y2_over_a": "Div of [0, 1.5, -2] and [0.5, -1.25, 2.0] (a 0 in a): gradient for b",
+    "is_ready_two": "dependencies[function] == [0, 0, 1]",
+    "is_ready_sum2": "dependencies[function] == [0, 0, 1]",
+    "matmul_drop": "backward called directly, with only input 0 requiring grad",
+    "muladd_drop": "backward with needs_input_grad=(True, False, True)",
+}
+
+
+@pytest.mark.filterwarnings("ignore:invalid value encountered:RuntimeWarning")  # their 0 / 0
+@pytest.mark.parametrize("label", list(PASSED_BEFORE))
+def test_a_wrong_answer_that_passed_fails_at_the_case_added_for_it(label):
+    number, exercise_id, source = PASSED_BEFORE[label]
+    result = verdict_for(chapter(number), exercise_id, source)
+    assert not result.passed and result.case == CASES[label], str(result)
