@@ -296,6 +296,20 @@ DIV_FLOAT32 = DIV_SIGN.replace("return a / b", "return (a / b).astype(np.float32
     "grad_output * a / b**2", "-grad_output * a / b**2"
 )
 
+# g / b once, reused for b's gradient: summed first (wrong), or at the output's shape (right)
+DIV_FROM_SUMMED_GRAD_A = (
+    DIV_FORWARD
+    + """
+    def backward(self, grad_output):
+        a, b = self.saved_tensors
+        grad_a = sum_to_shape(grad_output / b, a.shape)
+        return grad_a, sum_to_shape(-grad_a * a / b, b.shape)
+"""
+)
+DIV_FROM_G_OVER_B = DIV_FROM_SUMMED_GRAD_A.replace(
+    "grad_a = sum_to_shape(grad_output / b, a.shape)", "g_b = grad_output / b"
+).replace("return grad_a, sum_to_shape(-grad_a", "return sum_to_shape(g_b, a.shape), sum_to_shape(-g_b")
+
 WRONG_ANSWERS = {
     "ch03.mul": [
         ("averages over the stretched size-1 dims", MUL_MEAN_OVER_STRETCHED),
@@ -333,6 +347,12 @@ WRONG_ANSWERS = {
                 "sum_to_shape(grad_output * a, b.shape)",
             ),
         ),
+        (
+            "each gradient summed to the other input's shape",
+            MUL_RETURNING.replace(
+                "GRADS", "sum_to_shape(grad_output * b, b.shape), sum_to_shape(grad_output * a, a.shape)"
+            ),
+        ),
     ],
     "ch03.div": [
         ("keeps the first row of a stretched dim (take([0]))", DIV_TAKES_THE_FIRST),
@@ -355,6 +375,11 @@ WRONG_ANSWERS = {
             "b**2 in float32 in the gradient for b",
             DIV_SIGN.replace("grad_output * a / b**2", "-grad_output * a / np.square(b).astype(np.float32)"),
         ),
+        (
+            "b**2 written as b * abs(b): the sign is lost for a negative b",
+            DIV_SIGN.replace("grad_output * a / b**2", "-grad_output * a / (b * np.abs(b))"),
+        ),
+        ("the gradient for b made from a's, already summed to a's shape", DIV_FROM_SUMMED_GRAD_A),
     ],
 }
 
@@ -365,5 +390,6 @@ RIGHT_ANSWERS = {
         # right since every output of a Function written outside the kit is a copy: a later in-place
         # change to the output Variable leaves the attribute as forward made it
         ("keeps its output as an attribute", DIV_KEEPS_ITS_OUTPUT),
+        ("g / b computed once, the gradient for b made from it", DIV_FROM_G_OVER_B),
     ],
 }

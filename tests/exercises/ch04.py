@@ -188,6 +188,33 @@ predicted_order = []
 predicted_order.extend(viz.trace(loss, params={"x": x, "y": y}).visit_order)
 """
 
+
+# predictions with the right counts (or order) and the other half of the answer given
+def _predicted(
+    counts: str = '{"Sum#5": [0], "Mul#4": [1], "Add#3": [1], "Mul#2": [2], "x": [2], "y": [1]}',
+    order: str = '["Sum#5", "Mul#4", "Add#3", "Mul#2", "y", "x"]',
+) -> str:
+    return f"predicted_counts = {counts}\npredicted_order = {order}\n"
+
+
+_ADD_COPYING = """
+def add_grad(need_copy, buffer, output_nr, grad):
+    slot = (id(buffer), output_nr)
+    if buffer[output_nr] is None:
+        buffer[output_nr] = grad
+        need_copy.add(slot)
+        return
+    if slot in need_copy:
+        buffer[output_nr] = COPY
+        need_copy.discard(slot)
+    buffer[output_nr] += grad
+"""
+
+
+def _ready(expression: str) -> str:
+    return f"def is_ready_for_backward(dependencies, function):\n    return {expression}\n"
+
+
 WRONG_ANSWERS = {
     "ch04.dependencies": [
         ("counts computed with the engine's _compute_dependencies", COUNTS_BY_THE_ENGINE),
@@ -199,6 +226,19 @@ WRONG_ANSWERS = {
         ("True and False where the counts are 1 and 0", COUNTS_AS_BOOLS),
         ("[True] where the count is [1], in lists", COUNTS_AS_BOOLS_IN_LISTS),
         ("2.5 where the count is 2 (a count is a whole number)", COUNTS_FRACTIONAL),
+        (
+            "x counted three times",
+            _predicted(counts='{"Sum#5": [0], "Mul#4": [1], "Add#3": [1], "Mul#2": [2], "x": [3], "y": [1]}'),
+        ),
+        (
+            "the leaves left out of the counts",
+            _predicted(counts='{"Sum#5": [0], "Mul#4": [1], "Add#3": [1], "Mul#2": [2]}'),
+        ),
+        ("the leaves left out of the order", _predicted(order='["Sum#5", "Mul#4", "Add#3", "Mul#2"]')),
+        (
+            "x popped as soon as Add#3 sends, before its second gradient",
+            _predicted(order='["Sum#5", "Mul#4", "Add#3", "x", "Mul#2", "y"]'),
+        ),
     ],
     "ch04.is_ready": [
         ("looks at output 0 only", READY_FIRST_OUTPUT),
@@ -208,6 +248,16 @@ WRONG_ANSWERS = {
         ("returns None instead of False", READY_NONE_FOR_FALSE),
         ("calls the engine's own _is_ready_for_backward", READY_CALLS_THE_ENGINE),
         ("looks at the first and the last output only", READY_FIRST_AND_LAST),
+        ("returns 1 or 0, not a bool", _ready("int(all(n == 0 for n in dependencies[function]))")),
+        ("ready only when the counts are [0] (one output)", _ready("dependencies[function] == [0]")),
+        ("looks at every Function's counts", _ready("all(n == 0 for c in dependencies.values() for n in c)")),
+        (
+            "counts output 0 down itself",
+            "def is_ready_for_backward(dependencies, function):\n"
+            "    counts = dependencies[function]\n"
+            "    counts[0] = max(counts[0] - 1, 0)\n"
+            "    return all(n == 0 for n in counts)\n",
+        ),
     ],
     "ch04.add_grad": [
         ("v0.1.1: adds into the first array that arrived", ADD_V011),
@@ -224,11 +274,31 @@ WRONG_ANSWERS = {
         ("marks the slot but never clears the mark (copies at every sum)", ADD_NEVER_UNMARKS),
         ("writes into a copy of the buffer list", ADD_NEW_BUFFER),
         ("calls the engine's own _add_grad", ADD_CALLS_THE_ENGINE),
+        (
+            "copies with [:], a view for an array (a copy for a list)",
+            _ADD_COPYING.replace("COPY", "buffer[output_nr][:]"),
+        ),
+        (
+            "copies with np.asarray, which returns the array itself",
+            _ADD_COPYING.replace("COPY", "np.asarray(buffer[output_nr])"),
+        ),
+        (
+            "need_copy marks output_nr, not the slot",
+            _ADD_COPYING.replace("slot = (id(buffer), output_nr)", "slot = output_nr"),
+        ),
     ],
 }
 
 RIGHT_ANSWERS = {
     "ch04.dependencies": [
+        (
+            "dict(zip(...)) and reversed()",
+            """
+names = ["Sum#5", "Mul#4", "Add#3", "Mul#2", "x", "y"]
+predicted_counts = dict(zip(names, [[0], [1], [1], [2], [2], [1]]))
+predicted_order = list(reversed(["x", "y", "Mul#2", "Add#3", "Mul#4", "Sum#5"]))
+""",
+        ),
         (
             "a name for a count used often, a graph printed in the same cell",
             """
@@ -259,6 +329,8 @@ predicted_order = "Sum#5 Mul#4 Add#3 Mul#2 y x".split()
         ),
     ],
     "ch04.is_ready": [
+        ("max(counts) == 0", _ready("max(dependencies[function]) == 0")),
+        ("the set of the counts is {0}", _ready("set(dependencies[function]) == {0}")),
         (
             "not any(counts)",
             """
@@ -285,6 +357,11 @@ def is_ready_for_backward(dependencies, function):
         ),
     ],
     "ch04.add_grad": [
+        ("copies with np.array()", _ADD_COPYING.replace("COPY", "np.array(buffer[output_nr])")),
+        (
+            "copies with copy.copy()",
+            "import copy\n" + _ADD_COPYING.replace("COPY", "copy.copy(buffer[output_nr])"),
+        ),
         (
             "a borrowed array is replaced by a new sum, not copied then summed",
             """

@@ -1,5 +1,7 @@
 """Right answers to chapter 05's exercises, other than the stored solutions: each must pass its check."""
 
+from .ch05_more import BROADCAST_MUL
+
 RIGHT_ANSWERS = {
     "ch05.sigmoid": [
         (
@@ -46,8 +48,43 @@ class MySigmoid(Function):
         return np.multiply(grad_output, y * (1 - y))
 """,
         ),
+        (
+            "forward exp(-logaddexp(0, -a)), backward np.multiply(g, y - y * y)",
+            """
+class MySigmoid(Function):
+    def forward(self, a):
+        y = np.exp(-np.logaddexp(0, -a))
+        self.save_for_backward(y)
+        return y
+
+    def backward(self, grad_output):
+        y = self.saved_tensors[0]
+        return np.multiply(grad_output, y - y * y)
+""",
+        ),
     ],
     "ch05.broadcast": [
+        (
+            "stretched dims summed first with negative axes, then the leading ones",
+            """
+def my_sum_to_shape(grad, shape):
+    for i in range(1, len(shape) + 1):
+        if shape[-i] == 1 and grad.shape[-i] != 1:
+            grad = grad.sum(axis=-i, keepdims=True)
+    return grad.sum(axis=tuple(range(grad.ndim - len(shape))))
+"""
+            + BROADCAST_MUL,
+        ),
+        (
+            "one sum over the axes where the padded shapes differ, then reshape",
+            """
+def my_sum_to_shape(grad, shape):
+    padded = (1,) * (grad.ndim - len(shape)) + tuple(shape)
+    axes = tuple(i for i, (n, m) in enumerate(zip(padded, grad.shape)) if n != m)
+    return grad.sum(axis=axes).reshape(shape)
+"""
+            + BROADCAST_MUL,
+        ),
         (
             "while and for loops, one axis at a time",
             """

@@ -108,8 +108,19 @@ WRONG_ANSWERS = {
             "    def backward(self, grad_output):\n"
             "        return grad_output * 0.5 * (1 + np.tanh(self.a / 2))\n",
         ),
+        (
+            "tanh written in place into a / 2: for a 0-d a, a / 2 is a NumPy scalar that out= refuses",
+            _softplus(STABLE, SIGMOID).replace(
+                "return grad_output * 0.5 * (1 + np.tanh(a / 2))",
+                "t = a / 2\n        np.tanh(t, out=t)\n        return grad_output * 0.5 * (1 + t)",
+            ),
+        ),
     ],
     "ch07.clamp_ste": [
+        (
+            "a mask of the values above hi only",
+            _clamp(MARKED.replace("(a < self.lo) | (a > self.hi)", "a > self.hi")),
+        ),
         (
             "mask from the distance to the midpoint of [lo, hi]",
             _clamp(
@@ -285,6 +296,10 @@ RIGHT_ANSWERS = {
         ("backward from the saved output: -expm1(-y)", SAVES_OUTPUT),
     ],
     "ch07.clamp_ste": [
+        (
+            "the mask from np.clip(a, lo, hi) != a",
+            _clamp(MARKED.replace("((a < self.lo) | (a > self.hi))", "(np.clip(a, self.lo, self.hi) != a)")),
+        ),
         (
             "np.logical_or and np.where for the mask, min/max for the clamp, *grads in backward",
             """
