@@ -48,6 +48,11 @@ def mistake_hint(error: Exception) -> str:
     """The hint for an error that a common slip raises ('' for any other error)."""
     if saved_nothing(error):
         return "self.saved_tensors is empty: forward must pass what backward reads to self.save_for_backward"
+    if _needs_read_in_forward(error):
+        return (
+            "self.needs_input_grad is None while forward runs: _do_forward sets it once forward has "
+            "returned (as v0.1.3 did), so read it in backward"
+        )
     if isinstance(error, AttributeError) and str(error).startswith("'memoryview' object"):
         return (
             "an array's .data is NumPy's raw memory (a memoryview), not its numbers: .grad and "
@@ -63,6 +68,15 @@ def saved_nothing(error: Exception) -> bool:
     last = next((tb for tb in _tracebacks(error) if tb.tb_next is None), None)
     owner = last.tb_frame.f_locals.get("self") if last is not None else None
     return last.tb_frame.f_code.co_name == "backward" and getattr(owner, "saved_tensors", None) == ()
+
+
+def _needs_read_in_forward(error: Exception) -> bool:
+    """True for a TypeError about None raised by a forward that reads self.needs_input_grad."""
+    if not (isinstance(error, TypeError) and "NoneType" in str(error)):
+        return False
+    last = next((tb for tb in _tracebacks(error) if tb.tb_next is None), None)
+    code = last.tb_frame.f_code if last is not None else None
+    return code is not None and code.co_name == "forward" and "needs_input_grad" in code.co_names
 
 
 def stub_hint(needs: tuple, namespace: dict, error: NotImplementedError) -> str:

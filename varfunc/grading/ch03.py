@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -253,6 +254,14 @@ def _shape_error_hint(error: str, shapes: tuple, out_shape: tuple) -> str:
         return "backward returns arrays, one gradient per input"
     if "None for input" in error:
         return "backward returned None for an input that requires grad: return a gradient for each input"
+    returned = re.search(r"gradient of shape (\(.*?\)) for input ([01])\b", error)
+    index = int(returned[2]) if returned else None
+    if index is not None and returned[1] == str(shapes[1 - index]) != str(shapes[index]):
+        mine, other = "ab"[index], "ab"[1 - index]
+        return (
+            f"{mine}'s gradient was summed to {other}'s shape: sum each input's gradient to that input's "
+            f"own shape (sum_to_shape(..., {mine}.shape))"
+        )
     if all(shape == out_shape for shape in shapes):
         return (
             "nothing was broadcast here (a, b and the output have one shape): a gradient of another "

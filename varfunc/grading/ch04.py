@@ -39,7 +39,7 @@ def exercise_graph() -> tuple:
 def _as_counts(name: str, value: Any) -> Any:
     """A count, or a list of counts, as a list of ints; anything else as it is; True or False, which
     equal 1 and 0 ([True] == [1]), a CheckFailed."""
-    items = [value] if isinstance(value, (int, np.integer)) else value
+    items = [value] if isinstance(value, (int, float, np.integer, np.floating)) else value
     try:
         items = list(items)
     except TypeError:
@@ -234,13 +234,21 @@ def _check_add_grad(add_grad: Callable) -> None:
     expect_close(f"{setup}: the seed the caller passed to backward", seed, [1.0], hint)
 
 
-def _slot_hint(got: Any, last: list, hint: str) -> str:
-    """hint, unless the slot holds only the gradient that arrived last: then that it was replaced."""
+def _slot_hint(got: Any, first: list, last: list, hint: str) -> str:
+    """hint, unless the slot holds only the gradient that arrived last (it was replaced) or only the
+    first (the sum never reached the slot)."""
     got = np.asarray(got.data if isinstance(got, Variable) else got)
-    if got.dtype.kind in "fiu" and got.shape == np.shape(last) and np.allclose(got, last):
+    if got.dtype.kind not in "fiu" or got.shape != np.shape(last):
+        return hint
+    if np.allclose(got, last):
         return (
             "the slot holds only the gradient that arrived last: gradients that meet in one slot are "
             "added to what it holds, not put in its place"
+        )
+    if np.allclose(got, first):
+        return (
+            "the slot still holds only the first gradient: the sum never reached it. A copy of a borrowed "
+            "array is a new array: put it in buffer[output_nr], then add into it"
         )
     return hint
 
@@ -269,13 +277,17 @@ def _check_shared_array(add_grad: Callable, need_copy: set, hint: str) -> None:
     with running(setup):
         add_grad(need_copy, second, 0, shared)
         add_grad(need_copy, first, 0, np.array([10.0, 20.0]))
-    expect_close(f"{setup}: slot 1", first[0], [11.0, 22.0], _slot_hint(first[0], [10.0, 20.0], hint))
+    expect_close(
+        f"{setup}: slot 1", first[0], [11.0, 22.0], _slot_hint(first[0], [1.0, 2.0], [10.0, 20.0], hint)
+    )
     expect_close(f"{setup}: the array [1, 2] itself", shared, [1.0, 2.0], hint)
     expect_close(f"{setup}: slot 2", second[0], [1.0, 2.0], hint)
     setup += ", then [100, 200] into slot 2"
     with running(setup):
         add_grad(need_copy, second, 0, np.array([100.0, 200.0]))
-    expect_close(f"{setup}: slot 2", second[0], [101.0, 202.0], _slot_hint(second[0], [100.0, 200.0], hint))
+    expect_close(
+        f"{setup}: slot 2", second[0], [101.0, 202.0], _slot_hint(second[0], [1.0, 2.0], [100.0, 200.0], hint)
+    )
     expect_close(f"{setup}: the array [1, 2] itself", shared, [1.0, 2.0], hint)
     expect_close(f"{setup}: slot 1", first[0], [11.0, 22.0], hint)
 
@@ -298,8 +310,8 @@ def _check_two_slots_of_one_buffer(add_grad: Callable, need_copy: set, hint: str
             "slot 0 got the gradients meant for slot 1, and slot 1 those for slot 0: write to "
             "buffer[output_nr], the slot output_nr names (Python counts from 0), not another index",
         )
-    expect_close(f"{setup}: slot 0", pair[0], [11.0], _slot_hint(pair[0], [10.0], hint))
-    expect_close(f"{setup}: slot 1", pair[1], [22.0], _slot_hint(pair[1], [20.0], hint))
+    expect_close(f"{setup}: slot 0", pair[0], [11.0], _slot_hint(pair[0], [1.0], [10.0], hint))
+    expect_close(f"{setup}: slot 1", pair[1], [22.0], _slot_hint(pair[1], [2.0], [20.0], hint))
     expect_close(f"{setup}: the array [1] itself", left, [1.0], hint)
     expect_close(f"{setup}: the array [2] itself", right, [2.0], hint)
 
@@ -323,7 +335,7 @@ def _check_three_gradients(add_grad: Callable, need_copy: set, hint: str) -> Non
         summed = two[1]
         add_grad(need_copy, two, 1, arrived[2])
     expect_close(
-        f"{setup}: slot 1", two[1], [7.0], _slot_hint(two[1], [4.0], "add every gradient that arrives")
+        f"{setup}: slot 1", two[1], [7.0], _slot_hint(two[1], [1.0], [4.0], "add every gradient that arrives")
     )
     expect_close(f"{setup}: the arrays [1], [2] and [4]", np.concatenate(arrived), [1.0, 2.0, 4.0], hint)
     expect_equal(

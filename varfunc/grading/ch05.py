@@ -6,11 +6,9 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import GradcheckError, ShapeError
 from ..functions import utils
 from ..functions.pointwise import Sigmoid
 from ..functions.utils import sum_to_shape
-from ..gradcheck import gradcheck
 from ..variable import Variable
 from .core import (
     MISSING_GRAD_OUTPUT,
@@ -20,34 +18,11 @@ from .core import (
     expect_close,
     expect_equal,
     kit_code_refused,
-    raise_with_hint,
     running,
 )
 from .in_place import expect_in_place_changes_caught, expect_nodes_independent
+from .numerical import cell_call, gradcheck_case
 from .skipped import backward_skipping_unneeded
-
-
-def _gradcheck(case: str, fn: Any, inputs: list, hint: str, snippet: str = "", shape_hint: str = "") -> None:
-    """CheckFailed with gradcheck's first table lines when backward disagrees with central differences;
-    shape_hint for a ShapeError or NumPy's shape mismatch raised meanwhile."""
-    try:
-        with running(case, snippet):
-            gradcheck(fn, inputs)
-    except GradcheckError as error:
-        lines = str(error).splitlines()
-        raise CheckFailed(case, "gradcheck passes", " | ".join(lines[:3]), hint) from None
-    except ValueError as error:  # ShapeError is one too
-        if shape_hint and (
-            isinstance(error, ShapeError) or "mismatch" in str(error) or "shape" in str(error)
-        ):
-            raise_with_hint(error, shape_hint)
-        raise
-
-
-def _call(name: str, *shapes: tuple) -> str:
-    """Code that runs name on operands of these shapes and backward, in a notebook cell (values made up)."""
-    operands = ", ".join(f"Variable(np.full({shape}, {0.5 + k}))" for k, shape in enumerate(shapes))
-    return f"y = {name}()({operands}); y.backward(np.ones(y.shape))"
 
 
 @exercise("ch05.sigmoid", title="MySigmoid: backward from the saved output", points=2, needs=("MySigmoid",))
@@ -105,12 +80,12 @@ def _check_sigmoid(MySigmoid: Any) -> None:
     rng = np.random.default_rng(5)
     for shape in [(3, 4), (5,), ()]:
         x = rng.normal(size=shape) * 2
-        _gradcheck(
+        gradcheck_case(
             f"gradcheck on shape {shape}",
             lambda v: MySigmoid()(v),
             [x],
             _sigmoid_hint(MySigmoid),
-            _call("MySigmoid", shape),
+            cell_call("MySigmoid", shape),
         )
     _check_backward_reads_saved_tensors(MySigmoid, a)
     _check_gradient_far_from_0(MySigmoid)
@@ -244,15 +219,15 @@ def _check_broadcast(my_sum_to_shape: Any, BroadcastMul: Any, hint: str) -> None
         for shape_a, shape_b in pairs:
             a, b = rng.normal(size=shape_a), rng.normal(size=shape_b)
             case = f"BroadcastMul forward, shapes {shape_a} and {shape_b}"
-            with running(case, _call("BroadcastMul", shape_a, shape_b)):
+            with running(case, cell_call("BroadcastMul", shape_a, shape_b)):
                 got = BroadcastMul()(Variable(a), Variable(b))
             expect_close(case, got, a * b, "forward is a * b")
-            _gradcheck(
+            gradcheck_case(
                 f"BroadcastMul gradcheck, shapes {shape_a} and {shape_b}",
                 lambda u, v: BroadcastMul()(u, v),
                 [a, b],
                 "grad_a = g * b and grad_b = g * a, each summed back to its input's shape",
-                _call("BroadcastMul", shape_a, shape_b),
+                cell_call("BroadcastMul", shape_a, shape_b),
             )
     a, b = rng.normal(size=(2, 3)), rng.normal(size=(3,))
     expect_nodes_independent(  # after the switch-off: the sums and Add of this graph call sum_to_shape
@@ -290,15 +265,15 @@ def check_matmul(ns: dict) -> None:
     rng = np.random.default_rng(7)
     for n, m, p in [(2, 3, 4), (3, 3, 3), (1, 5, 1), (4, 2, 3)]:
         a, b = rng.normal(size=(n, m)), rng.normal(size=(m, p))
-        with running(f"forward ({n}x{m}) @ ({m}x{p})", _call("MyMatmul", (n, m), (m, p))):
+        with running(f"forward ({n}x{m}) @ ({m}x{p})", cell_call("MyMatmul", (n, m), (m, p))):
             got = MyMatmul()(Variable(a), Variable(b))
         expect_close(f"forward ({n}x{m}) @ ({m}x{p})", got, a @ b, "forward is the matrix product a @ b")
-        _gradcheck(
+        gradcheck_case(
             f"gradcheck ({n}x{m}) @ ({m}x{p})",
             lambda u, v: MyMatmul()(u, v),
             [a, b],
             _MATMUL_SHAPES,
-            _call("MyMatmul", (n, m), (m, p)),
+            cell_call("MyMatmul", (n, m), (m, p)),
             _MATMUL_SHAPES,
         )
     case = "forward (2x3) @ (3x4) of float32 matrices"
