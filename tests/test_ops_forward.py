@@ -274,3 +274,24 @@ def test_a_cast_to_integers_or_booleans_carries_no_gradient(dtype):
     assert cast.dtype == dtype and not cast.requires_grad
     (x * 2 + cast).sum().backward()
     assert x.grad.tolist() == [2.0, 2.0]  # only the x * 2 path; the cast's path would add 1
+
+
+@pytest.mark.parametrize(
+    "make, shown",
+    [
+        (lambda x: x.view(3, 2), "View(3, 2)"),
+        (lambda x: x.expand(4, 2, 3), "Expand(4, 2, 3)"),
+        (lambda x: x.transpose(1, 0), "Transpose(1, 0)"),
+        (lambda x: x.permute(1, 0), "Permute(1, 0)"),
+        (lambda x: x.squeeze(), "Squeeze()"),
+        (lambda x: x.unsqueeze(0).squeeze(0), "Squeeze(dim=0)"),
+        (lambda x: x.unsqueeze(-1), "Unsqueeze(dim=-1)"),
+        (lambda x: x.type(np.float32), "Type(float32)"),
+        (lambda x: x.type("int64"), "Type(int64)"),
+    ],
+    ids=lambda value: value if isinstance(value, str) else "",
+)
+def test_a_shape_or_type_op_shows_its_settings_in_its_repr(make, shown):
+    """The graph's labels and the kit's errors print a node by its repr (a dtype class printed itself
+    as <class 'numpy.float32'>)."""
+    assert repr(make(Variable(np.ones((2, 3)))).creator) == shown

@@ -204,7 +204,10 @@ class Type(Function):
         return grad_output.astype(self.input_dtype)
 
     def extra_repr(self) -> str:
-        return str(self.dtype)
+        try:
+            return np.dtype(self.dtype).name  # float32, for np.float32 and "float32" alike
+        except TypeError:  # not a dtype (forward refuses it)
+            return repr(self.dtype)
 
 
 class Clone(Function):
