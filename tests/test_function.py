@@ -393,3 +393,18 @@ def test_a_numpy_scalar_gradient_for_a_0d_input(dtype):
     y = ReturnsAs(dtype)(x * 1.0)  # dtype(0-d array): a NumPy scalar
     y.backward()
     assert x.grad.dtype == np.float64 and x.grad.shape == () and float(x.grad) == 2.0
+
+
+def test_a_function_without_forward_or_backward_says_which_to_define():
+    class Half(Function):
+        pass
+
+    x = Variable(np.array([1.0, 2.0]))
+    with pytest.raises(
+        NotImplementedError, match=r"^Half has no forward\(\); define forward\(self, \*arrays\)"
+    ):
+        Half()(x)
+    with pytest.raises(
+        NotImplementedError, match=r"^Half has no backward\(\); define backward\(self, \*grad_"
+    ):
+        Half().backward(np.ones(2))

@@ -1,5 +1,7 @@
 """varfunc.nn's losses: values, gradcheck, errors, the module forms, accuracy, against PyTorch."""
 
+import re
+
 import numpy as np
 import pytest
 from conftest import rand
@@ -74,6 +76,21 @@ def test_loss_errors_are_clear():
         nn.l1_loss(const(np.ones(2)), np.ones(2), reduction="avg")
     with pytest.raises(DTypeError, match="Variable"):
         nn.mse_loss(np.ones(2), np.ones(2))
+
+
+@pytest.mark.parametrize("loss", [nn.nll_loss, nn.cross_entropy], ids=lambda f: f.__name__)
+def test_a_classification_loss_names_what_to_give_it(loss):
+    name = loss.__name__
+    with pytest.raises(
+        DTypeError, match=rf"^{name}: input must be a Variable, got ndarray; wrap .* Variable\(array\)"
+    ):
+        loss(np.ones((2, 3)), np.array([0, 1]))
+    for shape in [(3,), (2, 3, 4)]:
+        with pytest.raises(
+            ShapeError,
+            match=rf"^{name}: input must .*\(N, C\).*got {re.escape(str(shape))}.*x.unsqueeze\(0\)",
+        ):
+            loss(const(np.ones(shape)), np.array([0]))
 
 
 def test_loss_modules_and_accuracy():

@@ -21,6 +21,14 @@ ERRORS = [
     ("mm", lambda: V(2, 3).mm(V(4, 2)), ShapeError, ["mm", "(2, 3)", "(4, 2)"]),
     ("mm-ndim", lambda: V(2, 3).mm(V(3)), ShapeError, ["mm", "(2, 3)", "(3,)"]),
     ("mv", lambda: V(2, 3).mv(V(4)), ShapeError, ["mv", "(2, 3)", "(4,)"]),
+    ("matmul-0d", lambda: V() @ V(3), ShapeError, ["matmul: got a 0-dim operand", "()", "use * for scalars"]),
+    ("addmm-ndim", lambda: V(2, 3).addmm(V(2), V(3, 3)), ShapeError, ["addmm: expects two matrices", "(2,)"]),
+    (
+        "addmv-ndim",
+        lambda: V(2).addmv(V(2, 3, 1), V(3)),
+        ShapeError,
+        ["addmv: expects a matrix and a vector"],
+    ),
     ("bmm", lambda: V(2, 3, 4).bmm(V(3, 4, 2)), ShapeError, ["bmm", "(2, 3, 4)", "(3, 4, 2)"]),
     ("dot", lambda: V(3).dot(V(4)), ShapeError, ["dot", "(3,)", "(4,)"]),
     ("addmm", lambda: V(3, 3).addmm(V(2, 3), V(3, 3)), ShapeError, ["addmm", "(3, 3)", "(2, 3)"]),
@@ -171,3 +179,15 @@ def test_an_in_place_sub_that_cannot_be_cast_says_so_not_boolean(call):
     with pytest.raises(DTypeError, match=r"in-place result cannot be stored in the Variable's int64 data"):
         call(ints)
     assert ints.data.tolist() == [1, 2]
+
+
+def test_an_in_place_op_on_read_only_data_is_refused_before_writing():
+    array = np.array([1.0, 2.0])
+    array.flags.writeable = False  # (a view NumPy hands out read-only, e.g. np.broadcast_to's)
+    x = Variable(array, requires_grad=False)
+    with pytest.raises(
+        vf.InplaceError, match=r"^AddConstant: the Variable's data is read-only; clone\(\) it first"
+    ):
+        x.add_(1)
+    assert x.data.tolist() == [1.0, 2.0] and x._version[0] == 0
+    assert x.clone().add_(1).data.tolist() == [2.0, 3.0]

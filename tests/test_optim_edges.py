@@ -334,3 +334,20 @@ def test_a_model_converted_after_steps_has_its_optimizer_state_refused_until_con
     opt.load_state_dict(opt.state_dict())
     opt.step()
     assert all(v.dtype == np.float64 for s in opt.state.values() for v in s.values() if hasattr(v, "dtype"))
+
+
+@pytest.mark.parametrize(
+    "make, words",
+    [
+        (lambda p: optim.SGD(p, lr=0.1, momentum=-0.9), r"^SGD: invalid momentum -0.9 \(must be >= 0\)"),
+        (lambda p: optim.SGD(p, lr=0.1, weight_decay=-1e-4), r"^SGD: invalid weight_decay -0.0001 "),
+        (lambda p: optim.Adam(p, eps=-1e-8), r"^Adam: invalid eps -1e-08 \(must be >= 0\)"),
+        (lambda p: optim.Adam(p, weight_decay=-0.01), r"^Adam: invalid weight_decay -0.01 \(must be >= 0\)"),
+    ],
+    ids=["sgd-momentum", "sgd-weight_decay", "adam-eps", "adam-weight_decay"],
+)
+def test_a_negative_setting_is_refused_by_name(make, words):
+    """A negative momentum or weight decay would push the parameters uphill; a negative eps could divide
+    by zero."""
+    with pytest.raises(ValueError, match=words):
+        make([nn.Parameter(np.ones(2))])

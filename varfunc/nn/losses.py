@@ -128,9 +128,15 @@ def nll_loss(
     rows); a row whose target is ``ignore_index`` adds nothing and is not counted, as in torch.
     """
     if not isinstance(input, Variable):
-        raise DTypeError(f"nll_loss: input must be a Variable, got {type(input).__name__}")
+        raise DTypeError(
+            f"nll_loss: input must be a Variable, got {type(input).__name__}; wrap an array of "
+            "log-probabilities as Variable(array)"
+        )
     if input.ndim != 2:
-        raise ShapeError(f"nll_loss: input must have shape (N, C), got {input.shape}")
+        raise ShapeError(
+            f"nll_loss: input must have shape (N, C), one row of C log-probabilities per sample, got "
+            f"{input.shape}; for one sample, use x.unsqueeze(0)"
+        )
     _check_devices("nll_loss", input, target, weight)
     return _nll_function(input, target, reduction, weight, ignore_index)[0](input)
 
@@ -246,9 +252,15 @@ def cross_entropy(
     second form): see _probability_target_loss.
     """
     if not isinstance(input, Variable):
-        raise DTypeError(f"cross_entropy: input must be a Variable, got {type(input).__name__}")
+        raise DTypeError(
+            f"cross_entropy: input must be a Variable, got {type(input).__name__}; wrap an array of "
+            "scores as Variable(array)"
+        )
     if input.ndim != 2:
-        raise ShapeError(f"cross_entropy: input must be scores of shape (N, C), got {input.shape}")
+        raise ShapeError(
+            f"cross_entropy: input must be scores of shape (N, C), got {input.shape}; for one sample, "
+            "use x.unsqueeze(0)"
+        )
     number = isinstance(label_smoothing, (int, float, np.floating)) and not isinstance(label_smoothing, bool)
     if not (number and 0 <= label_smoothing <= 1):
         raise ValueError(
