@@ -98,3 +98,21 @@ def test_a_wrong_answer_that_passed_fails_at_the_case_added_for_it(label):
     number, exercise_id, source = PASSED_BEFORE[label]
     result = verdict_for(chapter(number), exercise_id, source)
     assert not result.passed and result.case == CASES[label], str(result)
+
+
+def test_a_backward_that_reads_only_the_shape_or_transpose_of_an_unneeded_input_still_passes():
+    """The stand-in refuses arithmetic, not what costs nothing: a.shape, a.T taken ahead, a probe."""
+    source = (
+        "class MyMatmul(Function):\n"
+        "    def forward(self, a, b):\n"
+        "        self.save_for_backward(a, b)\n"
+        "        return a @ b\n"
+        "    def backward(self, grad_output):\n"
+        "        a, b = self.saved_tensors\n"
+        "        a_t, b_t = a.T, b.T\n"
+        "        assert not hasattr(a, '__cuda_array_interface__') and a.ndim == b.ndim == 2\n"
+        "        grad_a = grad_output @ b_t if self.needs_input_grad[0] else None\n"
+        "        grad_b = a_t @ grad_output if self.needs_input_grad[1] else None\n"
+        "        return grad_a, grad_b\n"
+    )
+    assert verdict_for(chapter("05"), "ch05.matmul", source).passed
