@@ -120,3 +120,20 @@ def test_a_describe_that_names_the_creator_by_its_modern_name_is_told_the_kind_i
 def test_double_count_orders_in_the_wrong_form_are_told_the_form(orders, hint):
     result = verdict("ch10.double_count", f"wrong_orders = {orders}\nnaive_grad_a = 0.0\n")
     assert not result.passed and result.case == "wrong_orders" and result.hint == hint, str(result)
+
+
+@pytest.mark.parametrize(
+    "exercise_id, source, text",
+    [
+        ("ch10.double_count", 'wrong_orders = {"naive"}\nnaive_grad_a = "32"\n', "'32'"),
+        ("ch02.predict_grad", 'predicted_a_grad = ["3.5", 4.5]\npredicted_b_grad = None\n', "'3.5'"),
+        ("ch06.accumulate", ACCUMULATE.format('["3.0", "3.0", "3.0"]'), "'3.0'"),
+    ],
+    ids=["ch10", "ch02", "ch06"],
+)
+def test_a_predicted_number_in_quotes_is_told_to_drop_them(exercise_id, source, text):
+    """NumPy reads "32" as 32.0, so a string passed for a number."""
+    result = verdict(exercise_id, source)
+    assert not result.passed and result.hint == f"write numbers without quotes: {text} is a string", str(
+        result
+    )

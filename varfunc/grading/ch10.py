@@ -15,6 +15,7 @@ from .core import (
     CheckFailed,
     exercise,
     expect_equal,
+    expect_no_text,
     kit_code_refused,
     parts,
     require,
@@ -284,6 +285,7 @@ def _orders_hint(predicted: Any, known: set) -> str:
 
 def _one_number(value: Any) -> float:
     """naive_grad_a as a float: a number, or a list or array holding one (as the chapter prints a=[8])."""
+    expect_no_text("naive_grad_a", value)
     try:
         array = None if value is None else np.asarray(value, dtype=float)
     except (TypeError, ValueError):

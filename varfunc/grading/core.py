@@ -30,6 +30,7 @@ from .expect import (  # noqa: F401 - the chapters import the helpers for writin
     as_numbers,
     expect_close,
     expect_equal,
+    expect_no_text,
     expect_raises,
     kit_code_refused,
     parts,

@@ -110,9 +110,17 @@ def quoted(value: Any) -> str:
     return ""
 
 
+def expect_no_text(name: str, value: Any) -> None:
+    """CheckFailed where a predicted number is written in quotes ("32"), which NumPy would read."""
+    text = next((part for part in parts(value) if isinstance(part, str)), None)
+    if text is not None:
+        raise CheckFailed(name, "numbers", value, f"write numbers without quotes: {text!r} is a string")
+
+
 def as_numbers(name: str, value: Any) -> np.ndarray:
     """A predicted list of numbers as a float array; CheckFailed saying the format when it is not one."""
     expect_one_value(name, value, answer=True)
+    expect_no_text(name, value)
     try:
         return np.asarray(value, dtype=float)
     except (TypeError, ValueError):
