@@ -285,7 +285,6 @@ def _orders_hint(predicted: Any, known: set) -> str:
 
 def _one_number(value: Any) -> float:
     """naive_grad_a as a float: a number, or a list or array holding one (as the chapter prints a=[8])."""
-    expect_no_text("naive_grad_a", value)
     try:
         array = None if value is None else np.asarray(value, dtype=float)
     except (TypeError, ValueError):
@@ -297,4 +296,5 @@ def _one_number(value: Any) -> float:
             value,
             "write the gradient of a as one number, e.g. naive_grad_a = 5.0",
         )
+    expect_no_text("naive_grad_a", value)
     return float(array.reshape(-1)[0])

@@ -111,7 +111,7 @@ def quoted(value: Any) -> str:
 
 
 def expect_no_text(name: str, value: Any) -> None:
-    """CheckFailed where a predicted number is written in quotes ("32"), which NumPy would read."""
+    """CheckFailed where a predicted number is written in quotes ("32"), which NumPy reads as 32."""
     text = next((part for part in parts(value) if isinstance(part, str)), None)
     if text is not None:
         raise CheckFailed(name, "numbers", value, f"write numbers without quotes: {text!r} is a string")
@@ -120,13 +120,14 @@ def expect_no_text(name: str, value: Any) -> None:
 def as_numbers(name: str, value: Any) -> np.ndarray:
     """A predicted list of numbers as a float array; CheckFailed saying the format when it is not one."""
     expect_one_value(name, value, answer=True)
-    expect_no_text(name, value)
     try:
-        return np.asarray(value, dtype=float)
+        numbers = np.asarray(value, dtype=float)
     except (TypeError, ValueError):
         raise CheckFailed(
             name, "a list of numbers", value, "write the numbers as a list: [1.0, 2.0]"
         ) from None
+    expect_no_text(name, value)
+    return numbers
 
 
 def _same(got: Any, expected: Any) -> bool:
