@@ -137,3 +137,27 @@ def test_a_predicted_number_in_quotes_is_told_to_drop_them(exercise_id, source, 
     assert not result.passed and result.hint == f"write numbers without quotes: {text} is a string", str(
         result
     )
+
+
+@pytest.mark.parametrize(
+    "pair, got",
+    [
+        ("[prev, prev.output_ids[arg_id]] if needed else [None, 0]", [["Leaf", 0], [None, 0]]),
+        (
+            "(type(prev).__name__, prev.output_ids[arg_id]) if needed else (None, 0)",
+            [("'Leaf' (a string)", 0), (None, 0)],
+        ),
+    ],
+    ids=["lists", "names"],
+)
+def test_next_functions_pairs_are_shown_in_the_form_given(pair, got):
+    """Lists were shown as tuples and names as 'str', so got looked like expected, or named no class."""
+    source = (
+        "def next_functions_of(fn):\n"
+        "    pairs = zip(fn.previous_functions, fn.needs_input_grad)\n"
+        f"    return tuple({pair} for (prev, arg_id), needed in pairs)\n"
+    )
+    result = verdict("ch10.next_functions", source)
+    assert not result.passed and result.expected == [("Leaf", 0), (None, 0)] and result.got == got, str(
+        result
+    )

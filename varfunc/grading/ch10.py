@@ -165,10 +165,18 @@ def _next_cases() -> list:
 
 
 def _describe(edges: Any) -> Any:
+    """The pairs with each Function shown by its class name, in the form given (a list stays a list,
+    a name given as a string shows as one)."""
     try:
-        return [(None if fn is None else type(fn).__name__, nr) for fn, nr in edges]
+        return [type(pair)((_shown(fn), nr)) for pair in edges for fn, nr in [pair]]
     except (TypeError, ValueError):
         return edges
+
+
+def _shown(fn: Any) -> Any:
+    if fn is None:
+        return None
+    return f"{fn!r} (a string)" if isinstance(fn, str) else type(fn).__name__
 
 
 @exercise(
