@@ -161,3 +161,20 @@ def test_next_functions_pairs_are_shown_in_the_form_given(pair, got):
     assert not result.passed and result.expected == [("Leaf", 0), (None, 0)] and result.got == got, str(
         result
     )
+
+
+@pytest.mark.parametrize("nr", ['"0"', "None", "0.0"])
+def test_a_modern_pair_whose_output_number_is_no_int_is_told_so(nr):
+    source = (
+        "predicted_next = {\n"
+        '    "MulBackward0": [("AccumulateGrad", 0), (None, 0)],\n'
+        f'    "ExpBackward0": [("MulBackward0", {nr})],\n'
+        '    "AddBackward0": [("ExpBackward0", 0), ("AccumulateGrad", 0)],\n'
+        "}\n"
+    )
+    result = verdict("ch10.predict_modern", source)
+    assert not result.passed and result.case == "ExpBackward0.next_functions", str(result)
+    assert (
+        result.hint.startswith("the second element of ('MulBackward0', ")
+        and "an int such as 0" in result.hint
+    )

@@ -110,6 +110,10 @@ def _expect_pairs(name: str, edges: Any) -> None:
             hint = f"({edge!r}) is a string, not a pair (brackets alone make no tuple): write ({edge!r}, 0)"
         elif edge is None or isinstance(edge, (int, np.integer)):
             hint = f"{edge!r} alone is not a pair: each input's entry is {_PAIR}, such as (None, 0)"
+        elif (
+            isinstance(edge, (tuple, list)) and len(edge) == 2 and not isinstance(edge[1], (int, np.integer))
+        ):
+            hint = f"the second element of {edge!r} is the output number, an int such as 0, not {edge[1]!r}"
         elif not _is_pair(edge):
             hint = f"each input's entry is one pair, {_PAIR}"
         else:
