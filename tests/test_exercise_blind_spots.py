@@ -1,6 +1,8 @@
 """Wrong answers that once earned full points because every case of their check shared a property
 (no operand was 0, no count past the second output was nonzero, backward's dropped products were never
-looked for): each now fails, at the case added for it."""
+looked for; every optimizer had parameters of its own, in float64, given lr by keyword; the loop's
+reference trained on the very arrays the student's loop got, and nothing counted forwards or graphs
+kept): each now fails, at the case added for it."""
 
 from __future__ import annotations
 
@@ -80,8 +82,200 @@ PASSED_BEFORE = {
         return tuple(g if n else None for g, n in zip(grads, self.needs_input_grad))
 """,
     ),
+    "momentum_default_state": (
+        "08",
+        "ch08.momentum_sgd",
+        """class MomentumSGD:
+    def __init__(self, params, lr, momentum=0.9, state={}):
+        self.params = list(params)
+        self.lr = lr
+        self.momentum = momentum
+        self.state = state
+
+    def zero_grad(self):
+        for p in self.params:
+            p.grad[...] = 0
+
+    def step(self):
+        for p in self.params:
+            g = p.grad
+            if p not in self.state:
+                self.state[p] = g.copy()
+            else:
+                self.state[p] = self.momentum * self.state[p] + g
+            p.data -= self.lr * self.state[p]
+""",
+    ),
+    "momentum_class_state": (
+        "08",
+        "ch08.momentum_sgd",
+        """class MomentumSGD:
+    state = {}
+
+    def __init__(self, params, lr, momentum=0.9):
+        self.params = list(params)
+        self.lr = lr
+        self.momentum = momentum
+
+    def zero_grad(self):
+        for p in self.params:
+            p.grad[...] = 0
+
+    def step(self):
+        for p in self.params:
+            g = p.grad
+            if p not in self.state:
+                self.state[p] = g.copy()
+            else:
+                self.state[p] = self.momentum * self.state[p] + g
+            p.data -= self.lr * self.state[p]
+""",
+    ),
+    "momentum_signature_order": (
+        "08",
+        "ch08.momentum_sgd",
+        """class MomentumSGD:
+    def __init__(self, params, momentum=0.9, lr=0.01):
+        self.params = list(params)
+        self.lr = lr
+        self.momentum = momentum
+        self.state = {}
+
+    def zero_grad(self):
+        for p in self.params:
+            p.grad[...] = 0
+
+    def step(self):
+        for p in self.params:
+            g = p.grad
+            if p not in self.state:
+                self.state[p] = g.copy()
+            else:
+                self.state[p] = self.momentum * self.state[p] + g
+            p.data -= self.lr * self.state[p]
+""",
+    ),
+    "momentum_step_zeroes_grad": (
+        "08",
+        "ch08.momentum_sgd",
+        """class MomentumSGD:
+    def __init__(self, params, lr, momentum=0.9):
+        self.params = list(params)
+        self.lr = lr
+        self.momentum = momentum
+        self.state = {}
+
+    def zero_grad(self):
+        for p in self.params:
+            p.grad[...] = 0
+
+    def step(self):
+        for p in self.params:
+            g = p.grad
+            if p not in self.state:
+                self.state[p] = g.copy()
+            else:
+                self.state[p] = self.momentum * self.state[p] + g
+            p.data -= self.lr * self.state[p]
+            p.grad[...] = 0
+""",
+    ),
+    "momentum_float64_zero_grad": (
+        "08",
+        "ch08.momentum_sgd",
+        """class MomentumSGD:
+    def __init__(self, params, lr, momentum=0.9):
+        self.params = list(params)
+        self.lr = lr
+        self.momentum = momentum
+        self.state = {}
+
+    def zero_grad(self):
+        for p in self.params:
+            p.grad = np.zeros(p.shape)
+
+    def step(self):
+        for p in self.params:
+            g = p.grad
+            if p not in self.state:
+                self.state[p] = g.copy()
+            else:
+                self.state[p] = self.momentum * self.state[p] + g
+            p.data -= self.lr * self.state[p]
+""",
+    ),
+    "loop_standardises_X_in_place": (
+        "08",
+        "ch08.training_loop",
+        """def train_losses(model, optimizer, X, y, steps):
+    X -= X.mean(axis=0)
+    X /= X.std(axis=0)
+    x = Variable(X, requires_grad=False)
+    losses = []
+    for _ in range(steps):
+        optimizer.zero_grad()
+        loss = nn.cross_entropy(model(x), y)
+        loss.backward()
+        optimizer.step()
+        losses.append(loss.item())
+    return losses
+""",
+    ),
+    "loop_permutes_in_place": (
+        "08",
+        "ch08.training_loop",
+        """def train_losses(model, optimizer, X, y, steps):
+    x = Variable(X, requires_grad=False)
+    losses = []
+    for _ in range(steps):
+        perm = np.random.default_rng(0).permutation(len(X))
+        X[:] = X[perm]
+        y[:] = y[perm]
+        x = Variable(X, requires_grad=False)
+        optimizer.zero_grad()
+        loss = nn.cross_entropy(model(x), y)
+        loss.backward()
+        optimizer.step()
+        losses.append(loss.item())
+    return losses
+""",
+    ),
+    "loop_keeps_every_graph": (
+        "08",
+        "ch08.training_loop",
+        """def train_losses(model, optimizer, X, y, steps):
+    x = Variable(X, requires_grad=False)
+    losses = []
+    for _ in range(steps):
+        optimizer.zero_grad()
+        loss = nn.cross_entropy(model(x), y)
+        loss.backward()
+        optimizer.step()
+        losses.append(loss)
+    return [l.item() for l in losses]
+""",
+    ),
+    "loop_second_forward": (
+        "08",
+        "ch08.training_loop",
+        """def train_losses(model, optimizer, X, y, steps):
+    x = Variable(X, requires_grad=False)
+    losses = []
+    for _ in range(steps):
+        losses.append(nn.cross_entropy(model(x), y).item())
+        optimizer.zero_grad()
+        loss = nn.cross_entropy(model(x), y)
+        loss.backward()
+        optimizer.step()
+    return losses
+""",
+    ),
 }
 
+AFRESH = (
+    "a second MomentumSGD(params, lr=0.1, momentum=0.9) over a parameter the first one stepped: "
+    "p after the second one's first step"
+)
 CASES = {
     "mul_from_output": "Mul of [0, 1.5, -2] and [2.5, 0.0, -0.5] (a 0 in a and in b): gradient for a",
     "div_y2_over_a": "Div of [0, 1.5, -2] and [0.5, -1.25, 2.0] (a 0 in a): gradient for b",
@@ -89,6 +283,19 @@ CASES = {
     "is_ready_sum2": "dependencies[function] == [0, 0, 1]",
     "matmul_drop": "backward called directly, with only input 0 requiring grad",
     "muladd_drop": "backward with needs_input_grad=(True, False, True)",
+    "momentum_default_state": AFRESH,
+    "momentum_class_state": AFRESH,
+    "momentum_signature_order": (
+        "MomentumSGD([p], 0.1), lr given by position, momentum left at its default: p after 2 steps"
+    ),
+    "momentum_step_zeroes_grad": "p.grad after step(), with the gradient [0.5, -0.25]",
+    "momentum_float64_zero_grad": (
+        "float32 parameters (as nn.Linear makes them), momentum=0.9: step 1: your code raised an error"
+    ),
+    "loop_standardises_X_in_place": "SGD(lr=0.5, momentum=0.9), 4 steps: X after train_losses",
+    "loop_permutes_in_place": "SGD(lr=0.5, momentum=0.9), 4 steps: X after train_losses",
+    "loop_keeps_every_graph": "SGD(lr=0.5, momentum=0.9), 4 steps: graphs of earlier steps still alive",
+    "loop_second_forward": "SGD(lr=0.5, momentum=0.9), 4 steps: forward passes through the model",
 }
 
 

@@ -85,3 +85,25 @@ def test_a_dependency_count_written_as_a_whole_float_counts_as_in_a_list():
     for count in ("1", "1.0", "[1.0]"):
         assert verdict("ch04.dependencies", counts.format(count) + order).passed, count
     assert not verdict("ch04.dependencies", counts.format("1.5") + order).passed  # no count
+
+
+def test_a_loop_that_appends_a_running_mean_is_told_to_append_each_steps_loss():
+    """The losses are compared before the parameters, and the hint blamed the update, which was right."""
+    source = (
+        "def train_losses(model, optimizer, X, y, steps):\n"
+        "    x = Variable(X, requires_grad=False)\n"
+        "    losses, total = [], 0.0\n"
+        "    for k in range(steps):\n"
+        "        optimizer.zero_grad()\n"
+        "        loss = nn.cross_entropy(model(x), y)\n"
+        "        loss.backward()\n"
+        "        optimizer.step()\n"
+        "        total += loss.item()\n"
+        "        losses.append(total / (k + 1))\n"
+        "    return losses\n"
+    )
+    result = verdict("ch08.training_loop", source)
+    assert not result.passed and result.case.endswith("the losses, one per step"), str(result)
+    assert result.hint.startswith("the parameters after the loop are right but the losses are not"), str(
+        result
+    )

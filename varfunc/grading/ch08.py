@@ -26,11 +26,13 @@ def _momentum_case(
     steps: int,
     as_list: bool = False,
     zero: tuple = (),
+    dtype: Any = np.float64,
 ) -> None:
     """The student's optimizer and optim.SGD side by side on the same gradients (params: a generator);
     zero: (step, index), a step where that parameter's gradient is all zero."""
     rng = np.random.default_rng(len(shapes) * 10 + steps)
-    start = [rng.standard_normal(shape) for shape in shapes]
+    start = [rng.standard_normal(shape).astype(dtype) for shape in shapes]
+    tolerance = {"rtol": 1e-5, "atol": 1e-6} if dtype == np.float32 else {}  # rounded in another order
     mine = [Variable(a.copy(), requires_grad=True) for a in start]
     theirs = [Variable(a.copy(), requires_grad=True) for a in start]
     with running(f"{case}: MomentumSGD(params, lr={lr}, momentum={momentum})"):
@@ -43,7 +45,10 @@ def _momentum_case(
     seen: list = []
     refused = f"{case}: your step()"
     for step in range(1, steps + 1):
-        grads = [np.zeros(s) if zero == (step, k) else rng.standard_normal(s) for k, s in enumerate(shapes)]
+        grads = [
+            np.zeros(s, dtype) if zero == (step, k) else rng.standard_normal(s).astype(dtype)
+            for k, s in enumerate(shapes)
+        ]
         with running(f"{case}: step {step}"):
             _one_step(optimizer, mine, grads, refused)
         _one_step(reference, theirs, grads)
@@ -55,6 +60,7 @@ def _momentum_case(
                     f"{case}: parameter {index} (shape {expected.shape}) after step {step}",
                     seen[-1][index],
                     expected.data,
+                    **tolerance,
                 )
             except CheckFailed as failure:
                 _more_steps(optimizer, mine, rng, shapes, history, seen, max(steps, step + 2), refused)
@@ -65,6 +71,8 @@ def _momentum_case(
                     else _momentum_hint(start[index], grads_so_far, lr, momentum, got)
                 )
                 raise
+    if dtype != np.float64:
+        return
     for index, expected in enumerate(theirs):
         expect_close(
             f"{case}: parameter {index} after step {steps}, to float64's last digits",
@@ -191,9 +199,20 @@ def check_momentum_sgd(ns: dict) -> None:
     _momentum_case(make, "momentum=0 (plain SGD)", [(4,)], 0.2, 0.0, 2)
     zero = "two parameters, momentum=0.9, the gradient of parameter 1 all zero at step 3"
     _momentum_case(make, zero, [(3,), (2,)], 0.1, 0.9, 4, zero=(3, 1))
+    _momentum_case(
+        make,
+        "float32 parameters (as nn.Linear makes them), momentum=0.9",
+        [(3,), (2, 2)],
+        0.1,
+        0.9,
+        3,
+        dtype=np.float32,
+    )
     _check_two_optimizers(make)
+    _check_a_new_optimizer_starts_afresh(make)
     _check_zero_grad(make)
     _check_defaults_and_in_place(make)
+    _check_grad_left_alone(make)
 
 
 _TWO = "two MomentumSGD alive at once, lr=0.1, momentum=0.9 and lr=0.05, momentum=0.5, stepped in turn"
@@ -291,9 +310,9 @@ def _check_defaults_and_in_place(make: Callable) -> None:
     """momentum left at its default 0.9, and p.data updated in place."""
     start = np.array([1.0, -2.0, 0.5])
     mine, theirs = Variable(start.copy()), Variable(start.copy())
-    case = "MomentumSGD([p], lr=0.1), momentum left at its default"
+    case = "MomentumSGD([p], 0.1), lr given by position, momentum left at its default"
     with running(case):
-        optimizer = make([mine], lr=0.1)
+        optimizer = make([mine], 0.1)
     reference = SGD([theirs], lr=0.1, momentum=0.9)
     held = mine.data
     for step, grad in enumerate(([0.5, -1.0, 2.0], [1.5, 0.25, -1.0]), start=1):
@@ -312,6 +331,45 @@ def _check_defaults_and_in_place(make: Callable) -> None:
         True,
         "p.data = p.data - ... puts a new array in: whatever holds the old one (a view, the array the "
         "Variable was made from) misses the update; change it in place, p.data -= lr * buf",
+    )
+
+
+_AFRESH = "a second MomentumSGD(params, lr=0.1, momentum=0.9) over a parameter the first one stepped"
+_AFRESH_HINT = (
+    "a new optimizer starts with no buffers, whatever another one did with the same parameters: make "
+    "them in __init__ (self.buffers = {}), not on the class, in a default argument (state={}) or in a "
+    "dict outside the class"
+)
+
+
+def _check_a_new_optimizer_starts_afresh(make: Callable) -> None:
+    """One step by one optimizer, then one by a new optimizer over the same parameter: a plain step."""
+    start, grads = np.array([1.0, -0.5, 2.0]), [np.array([0.5, 1.0, -1.5]), np.array([-1.0, 0.25, 0.75])]
+    mine, theirs = Variable(start.copy()), Variable(start.copy())
+    with running(f"{_AFRESH}: the first one's step"):
+        first = make([mine], lr=0.1, momentum=0.9)
+        _one_step(first, [mine], [grads[0]], f"{_AFRESH}: your step()")
+    _one_step(SGD([theirs], lr=0.1, momentum=0.9), [theirs], [grads[0]])
+    with running(f"{_AFRESH}: the second one's step"):
+        second = make([mine], lr=0.1, momentum=0.9)
+        _one_step(second, [mine], [grads[1]], f"{_AFRESH}: your step()")
+    _one_step(SGD([theirs], lr=0.1, momentum=0.9), [theirs], [grads[1]])
+    expect_close(f"{_AFRESH}: p after the second one's first step", mine.data, theirs.data, _AFRESH_HINT)
+    del first  # (kept alive until here: a buffer keyed by id(p) must not come from a dead parameter)
+
+
+def _check_grad_left_alone(make: Callable) -> None:
+    """step() reads .grad and leaves it: what reads the gradients after the step sees them."""
+    p, grad = Variable(np.array([1.0, 2.0])), np.array([0.5, -0.25])
+    case = "p.grad after step(), with the gradient [0.5, -0.25]"
+    with running(case):
+        _one_step(make([p], lr=0.1, momentum=0.9), [p], [grad], f"{case}: your step()")
+    expect_close(
+        case,
+        p.grad,
+        grad,
+        "step() reads .grad and leaves it as it is (zero_grad() clears it before the next backward): a "
+        "gradient norm logged after the step must see it",
     )
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import weakref
 from typing import Any
 
 import numpy as np
@@ -19,11 +20,23 @@ def _classifier(seed: int, kind: type = Sequential) -> Sequential:
 
 
 class _Watched(Sequential):
-    """A Sequential that notes, for each input it gets, whether that input requires grad."""
+    """A Sequential that notes, for each input it gets, whether that input requires grad, and how many
+    graphs of earlier steps (not the last) are still alive when a forward starts (by their last node)."""
 
     def forward(self, input: Any) -> Any:
-        self.__dict__.setdefault("inputs_require_grad", []).append(getattr(input, "requires_grad", False))
-        return super().forward(input)
+        notes = self.__dict__.setdefault("inputs_require_grad", [])
+        outputs = self.__dict__.setdefault("outputs", [])
+        alive = sum(output() is not None for output in outputs[:-1])
+        self.__dict__["most_kept"] = max(self.__dict__.get("most_kept", 0), alive)
+        notes.append(getattr(input, "requires_grad", False))
+        output = super().forward(input)
+        outputs.append(weakref.ref(output.creator))  # the graph holds Functions, not the Variables
+        return output
+
+    def forget(self) -> None:
+        """Start the notes afresh (after a forward the check itself ran)."""
+        for name in ("inputs_require_grad", "outputs", "most_kept"):
+            self.__dict__.pop(name, None)
 
 
 _INPUT_HINT = (
@@ -78,12 +91,15 @@ def check_training_loop(ns: dict) -> None:
         if case == _STALE:  # a backward run before the loop: a model's .grad need not be zero at the start
             for net in (model, twin):
                 cross_entropy(net(Variable(X, requires_grad=False)), y).backward()
+            model.forget()
         optimizer = make_optimizer(list(model.parameters()))
+        given_X, given_y = X.copy(), y.copy()  # the reference trains on X and y as they are
         with (
             running(f"{case}: train_losses"),
             kit_code_refused(f"{case}: train_losses", _FIT_REFUSED, (train_module, "fit")),
         ):
-            got = train_losses(model, optimizer, X, y, steps)
+            got = train_losses(model, optimizer, given_X, given_y, steps)
+        _expect_data_unchanged(case, given_X, given_y, X, y)
         expected = _reference_losses(twin, make_optimizer(list(twin.parameters())), X, y, steps)
         if not isinstance(got, list) or not all(isinstance(v, float) for v in got):
             raise CheckFailed(
@@ -92,8 +108,9 @@ def check_training_loop(ns: dict) -> None:
                 type(got).__name__ if not isinstance(got, list) else [type(v).__name__ for v in got],
                 _result_hint(got),
             )
-        hint = _STALE_HINT if case == _STALE else _losses_hint(got, expected)
+        hint = _STALE_HINT if case == _STALE else _losses_hint(got, expected, _same_parameters(model, twin))
         expect_close(f"{case}: the losses, one per step", np.array(got), np.array(expected), hint)
+        _expect_one_forward_per_step(case, model, steps)
         for (name, param), reference in zip(model.named_parameters(), twin.parameters()):
             expect_close(
                 f"{case}: parameter {name} after training",
@@ -130,13 +147,56 @@ _STALE_HINT = (
 )
 
 
-def _losses_hint(got: list, expected: list) -> str:
+def _expect_data_unchanged(case: str, given_X: np.ndarray, given_y: np.ndarray, X: Any, y: Any) -> None:
+    """The X and y train_losses was given are as they were: the caller's data is not the loop's to change."""
+    for name, given, original in (("X", given_X, X), ("y", given_y, y)):
+        if not np.array_equal(given, original):
+            raise CheckFailed(
+                f"{case}: {name} after train_losses",
+                f"the {name} it was given, unchanged",
+                f"{name} changed in place",
+                f"train_losses changed the caller's {name}: standardize or shuffle a copy ({name}[perm] "
+                "or X - X.mean(axis=0) make new arrays), never the data itself",
+            )
+
+
+def _same_parameters(model: Sequential, twin: Sequential) -> bool:
+    return all(np.allclose(a.data, b.data) for a, b in zip(model.parameters(), twin.parameters()))
+
+
+def _expect_one_forward_per_step(case: str, model: Any, steps: int) -> None:
+    """One forward per step, and no step's graph kept alive past the next step."""
+    forwards = len(model.__dict__.get("inputs_require_grad", ()))
+    if forwards != steps:
+        raise CheckFailed(
+            f"{case}: forward passes through the model",
+            f"{steps}, one per step",
+            forwards,
+            "one forward per step: the loss to append is the one backward runs through, loss.item() "
+            "(another forward to read it costs a whole pass)",
+        )
+    if model.__dict__.get("most_kept", 0) >= 2:
+        raise CheckFailed(
+            f"{case}: graphs of earlier steps still alive",
+            "none (each step's graph is freed once the next step starts)",
+            f"{model.__dict__['most_kept']} at once",
+            "something keeps every step's graph alive (losses.append(loss) keeps the loss Variable and "
+            "all of its graph): append loss.item(), a float",
+        )
+
+
+def _losses_hint(got: list, expected: list, parameters_right: bool = False) -> str:
     """What the first loss that differs says about the loop ('' when the losses match)."""
     if len(got) != len(expected):
         return f"one loss per step: {len(expected)} steps, {len(got)} losses"
     differ = [k for k, (a, b) in enumerate(zip(got, expected)) if not np.isclose(a, b, rtol=1e-6, atol=1e-8)]
     if not differ:
         return ""
+    if parameters_right:
+        return (
+            "the parameters after the loop are right but the losses are not: append each step's own "
+            "loss.item(), not a running total or mean"
+        )
     if differ[0] == 0:
         return (
             "the loss of step 1 differs, and it comes before any update: is it nn.cross_entropy of the "
