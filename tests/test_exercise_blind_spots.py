@@ -255,6 +255,22 @@ PASSED_BEFORE = {
     return [l.item() for l in losses]
 """,
     ),
+    "loop_in_eval_mode": (
+        "08",
+        "ch08.training_loop",
+        """def train_losses(model, optimizer, X, y, steps):
+    model.eval()
+    x = Variable(X, requires_grad=False)
+    losses = []
+    for _ in range(steps):
+        optimizer.zero_grad()
+        loss = nn.cross_entropy(model(x), y)
+        loss.backward()
+        optimizer.step()
+        losses.append(loss.item())
+    return losses
+""",
+    ),
     "loop_second_forward": (
         "08",
         "ch08.training_loop",
@@ -295,6 +311,7 @@ CASES = {
     "loop_standardises_X_in_place": "SGD(lr=0.5, momentum=0.9), 4 steps: X after train_losses",
     "loop_permutes_in_place": "SGD(lr=0.5, momentum=0.9), 4 steps: X after train_losses",
     "loop_keeps_every_graph": "SGD(lr=0.5, momentum=0.9), 4 steps: graphs of earlier steps still alive",
+    "loop_in_eval_mode": "SGD(lr=0.5, momentum=0.9), 4 steps: the model's mode while training",
     "loop_second_forward": "SGD(lr=0.5, momentum=0.9), 4 steps: forward passes through the model",
 }
 

@@ -29,13 +29,15 @@ class _Watched(Sequential):
         alive = sum(output() is not None for output in outputs[:-1])
         self.__dict__["most_kept"] = max(self.__dict__.get("most_kept", 0), alive)
         notes.append(getattr(input, "requires_grad", False))
+        if not self.training:
+            self.__dict__["evaluated"] = True
         output = super().forward(input)
         outputs.append(weakref.ref(output.creator))  # the graph holds Functions, not the Variables
         return output
 
     def forget(self) -> None:
         """Start the notes afresh (after a forward the check itself ran)."""
-        for name in ("inputs_require_grad", "outputs", "most_kept"):
+        for name in ("inputs_require_grad", "outputs", "most_kept", "evaluated"):
             self.__dict__.pop(name, None)
 
 
@@ -174,6 +176,14 @@ def _expect_one_forward_per_step(case: str, model: Any, steps: int) -> None:
             forwards,
             "one forward per step: the loss to append is the one backward runs through, loss.item() "
             "(another forward to read it costs a whole pass)",
+        )
+    if model.__dict__.get("evaluated"):
+        raise CheckFailed(
+            f"{case}: the model's mode while training",
+            "training mode (model.training is True)",
+            "evaluation mode (model.eval())",
+            "train in training mode: after model.eval(), Dropout keeps every unit, so the model trained "
+            "is not the one written; call model.train() before the loop",
         )
     if model.__dict__.get("most_kept", 0) >= 2:
         raise CheckFailed(
