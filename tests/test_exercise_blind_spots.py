@@ -7,6 +7,7 @@ kept): each now fails, at the case added for it."""
 from __future__ import annotations
 
 import pytest
+from exercises.ch08_more import _STEPS, _WRAP, _loop, _momentum
 from test_exercises import CHAPTERS, verdict_for
 
 
@@ -85,206 +86,63 @@ PASSED_BEFORE = {
     "momentum_default_state": (
         "08",
         "ch08.momentum_sgd",
-        """class MomentumSGD:
-    def __init__(self, params, lr, momentum=0.9, state={}):
-        self.params = list(params)
-        self.lr = lr
-        self.momentum = momentum
-        self.state = state
-
-    def zero_grad(self):
-        for p in self.params:
-            p.grad[...] = 0
-
-    def step(self):
-        for p in self.params:
-            g = p.grad
-            if p not in self.state:
-                self.state[p] = g.copy()
-            else:
-                self.state[p] = self.momentum * self.state[p] + g
-            p.data -= self.lr * self.state[p]
-""",
+        _momentum(("momentum=0.9):", "momentum=0.9, state={}):"), ("self.state = {}", "self.state = state")),
     ),
     "momentum_class_state": (
         "08",
         "ch08.momentum_sgd",
-        """class MomentumSGD:
-    state = {}
-
-    def __init__(self, params, lr, momentum=0.9):
-        self.params = list(params)
-        self.lr = lr
-        self.momentum = momentum
-
-    def zero_grad(self):
-        for p in self.params:
-            p.grad[...] = 0
-
-    def step(self):
-        for p in self.params:
-            g = p.grad
-            if p not in self.state:
-                self.state[p] = g.copy()
-            else:
-                self.state[p] = self.momentum * self.state[p] + g
-            p.data -= self.lr * self.state[p]
-""",
+        _momentum(
+            ("class MomentumSGD:\n", "class MomentumSGD:\n    state = {}\n\n"),
+            ("        self.state = {}\n", ""),
+        ),
     ),
     "momentum_signature_order": (
         "08",
         "ch08.momentum_sgd",
-        """class MomentumSGD:
-    def __init__(self, params, momentum=0.9, lr=0.01):
-        self.params = list(params)
-        self.lr = lr
-        self.momentum = momentum
-        self.state = {}
-
-    def zero_grad(self):
-        for p in self.params:
-            p.grad[...] = 0
-
-    def step(self):
-        for p in self.params:
-            g = p.grad
-            if p not in self.state:
-                self.state[p] = g.copy()
-            else:
-                self.state[p] = self.momentum * self.state[p] + g
-            p.data -= self.lr * self.state[p]
-""",
+        _momentum(("(self, params, lr, momentum=0.9)", "(self, params, momentum=0.9, lr=0.01)")),
     ),
     "momentum_step_zeroes_grad": (
         "08",
         "ch08.momentum_sgd",
-        """class MomentumSGD:
-    def __init__(self, params, lr, momentum=0.9):
-        self.params = list(params)
-        self.lr = lr
-        self.momentum = momentum
-        self.state = {}
-
-    def zero_grad(self):
-        for p in self.params:
-            p.grad[...] = 0
-
-    def step(self):
-        for p in self.params:
-            g = p.grad
-            if p not in self.state:
-                self.state[p] = g.copy()
-            else:
-                self.state[p] = self.momentum * self.state[p] + g
-            p.data -= self.lr * self.state[p]
-            p.grad[...] = 0
-""",
+        _momentum(
+            (
+                "p.data -= self.lr * self.state[p]\n",
+                "p.data -= self.lr * self.state[p]\n            p.grad[...] = 0\n",
+            )
+        ),
     ),
     "momentum_float64_zero_grad": (
         "08",
         "ch08.momentum_sgd",
-        """class MomentumSGD:
-    def __init__(self, params, lr, momentum=0.9):
-        self.params = list(params)
-        self.lr = lr
-        self.momentum = momentum
-        self.state = {}
-
-    def zero_grad(self):
-        for p in self.params:
-            p.grad = np.zeros(p.shape)
-
-    def step(self):
-        for p in self.params:
-            g = p.grad
-            if p not in self.state:
-                self.state[p] = g.copy()
-            else:
-                self.state[p] = self.momentum * self.state[p] + g
-            p.data -= self.lr * self.state[p]
-""",
+        _momentum(("p.grad[...] = 0", "p.grad = np.zeros(p.shape)")),
     ),
     "loop_standardises_X_in_place": (
         "08",
         "ch08.training_loop",
-        """def train_losses(model, optimizer, X, y, steps):
-    X -= X.mean(axis=0)
-    X /= X.std(axis=0)
-    x = Variable(X, requires_grad=False)
-    losses = []
-    for _ in range(steps):
-        optimizer.zero_grad()
-        loss = nn.cross_entropy(model(x), y)
-        loss.backward()
-        optimizer.step()
-        losses.append(loss.item())
-    return losses
-""",
+        _loop(*_STEPS, head="    X -= X.mean(axis=0)\n    X /= X.std(axis=0)\n" + _WRAP),
     ),
     "loop_permutes_in_place": (
         "08",
         "ch08.training_loop",
-        """def train_losses(model, optimizer, X, y, steps):
-    x = Variable(X, requires_grad=False)
-    losses = []
-    for _ in range(steps):
-        perm = np.random.default_rng(0).permutation(len(X))
-        X[:] = X[perm]
-        y[:] = y[perm]
-        x = Variable(X, requires_grad=False)
-        optimizer.zero_grad()
-        loss = nn.cross_entropy(model(x), y)
-        loss.backward()
-        optimizer.step()
-        losses.append(loss.item())
-    return losses
-""",
+        _loop(
+            "perm = np.random.default_rng(0).permutation(len(X))", "X[:] = X[perm]", "y[:] = y[perm]", *_STEPS
+        ),
     ),
     "loop_keeps_every_graph": (
         "08",
         "ch08.training_loop",
-        """def train_losses(model, optimizer, X, y, steps):
-    x = Variable(X, requires_grad=False)
-    losses = []
-    for _ in range(steps):
-        optimizer.zero_grad()
-        loss = nn.cross_entropy(model(x), y)
-        loss.backward()
-        optimizer.step()
-        losses.append(loss)
-    return [l.item() for l in losses]
-""",
+        _loop(*_STEPS).replace(
+            "losses.append(loss.item())\n    return losses",
+            "losses.append(loss)\n    return [l.item() for l in losses]",
+        ),
     ),
-    "loop_in_eval_mode": (
-        "08",
-        "ch08.training_loop",
-        """def train_losses(model, optimizer, X, y, steps):
-    model.eval()
-    x = Variable(X, requires_grad=False)
-    losses = []
-    for _ in range(steps):
-        optimizer.zero_grad()
-        loss = nn.cross_entropy(model(x), y)
-        loss.backward()
-        optimizer.step()
-        losses.append(loss.item())
-    return losses
-""",
-    ),
+    "loop_in_eval_mode": ("08", "ch08.training_loop", _loop(*_STEPS, head="    model.eval()\n" + _WRAP)),
     "loop_second_forward": (
         "08",
         "ch08.training_loop",
-        """def train_losses(model, optimizer, X, y, steps):
-    x = Variable(X, requires_grad=False)
-    losses = []
-    for _ in range(steps):
-        losses.append(nn.cross_entropy(model(x), y).item())
-        optimizer.zero_grad()
-        loss = nn.cross_entropy(model(x), y)
-        loss.backward()
-        optimizer.step()
-    return losses
-""",
+        _loop("losses.append(nn.cross_entropy(model(x), y).item())", *_STEPS).replace(
+            "        losses.append(loss.item())\n    return", "    return"
+        ),
     ),
 }
 
