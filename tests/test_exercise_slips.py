@@ -4,6 +4,7 @@ needs_input_grad read in forward, a 0-d case with no code to run it; and a count
 
 from __future__ import annotations
 
+from exercises.ch08_more import _recorded
 from test_exercises import CASES, verdict_for
 
 
@@ -89,19 +90,7 @@ def test_a_dependency_count_written_as_a_whole_float_counts_as_in_a_list():
 
 def test_a_loop_that_appends_a_running_mean_is_told_to_append_each_steps_loss():
     """The losses are compared before the parameters, and the hint blamed the update, which was right."""
-    source = (
-        "def train_losses(model, optimizer, X, y, steps):\n"
-        "    x = Variable(X, requires_grad=False)\n"
-        "    losses, total = [], 0.0\n"
-        "    for k in range(steps):\n"
-        "        optimizer.zero_grad()\n"
-        "        loss = nn.cross_entropy(model(x), y)\n"
-        "        loss.backward()\n"
-        "        optimizer.step()\n"
-        "        total += loss.item()\n"
-        "        losses.append(total / (k + 1))\n"
-        "    return losses\n"
-    )
+    source = _recorded("total / (k + 1)")
     result = verdict("ch08.training_loop", source)
     assert not result.passed and result.case.endswith("the losses, one per step"), str(result)
     assert result.hint.startswith("the parameters after the loop are right but the losses are not"), str(

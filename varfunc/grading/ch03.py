@@ -126,42 +126,43 @@ _EXACT_GRADS = {
 
 def _check_float64_digits(cls: type, name: str) -> None:
     """Gradients to float64's last digits (a float32 cast or constant in backward rounds to 7)."""
-    a_data, b_data = np.array([1 / 3, 2 / 3, 5 / 7]), np.array([3 / 7, -1.1, 1.3])
-    g = np.array([0.1, 0.7, -0.3])
-    a, b = Variable(a_data.copy()), Variable(b_data.copy())
+    a, b = np.array([1 / 3, 2 / 3, 5 / 7]), np.array([3 / 7, -1.1, 1.3])
     case = f"{name} of float64 inputs [1/3, 2/3, 5/7] and [3/7, -1.1, 1.3]"
-    with running(case):
-        cls()(a, b).backward(g.copy())
-    for label, leaf, exact in zip("ab", (a, b), _EXACT_GRADS[name](a_data, b_data, g)):
-        expect_close(
-            f"{case}: gradient for {label} to float64's last digits",
-            leaf.grad,
-            exact,
-            ROUNDED_TO_FLOAT32,
-            rtol=1e-12,
-            atol=1e-15,
-        )
+    g, what = np.array([0.1, 0.7, -0.3]), "to float64's last digits"
+    _expect_exact_grads(cls, name, case, a, b, g, what, ROUNDED_TO_FLOAT32, rtol=1e-12, atol=1e-15)
 
 
 def _check_zero_operands(cls: type, name: str) -> None:
     """An exact 0 where no case above has one (the operands are random): a gradient rebuilt from the
     output by dividing by an input (y / a) is 0 / 0 = nan there."""
-    a_data = np.array([0.0, 1.5, -2.0])
-    b_data = np.array([0.5, -1.25, 2.0]) if name == "Div" else np.array([2.5, 0.0, -0.5])
-    g = np.array([1.0, -0.5, 2.0])
-    a, b = Variable(a_data.copy()), Variable(b_data.copy())
+    a = np.array([0.0, 1.5, -2.0])
+    b = np.array([0.5, -1.25, 2.0]) if name == "Div" else np.array([2.5, 0.0, -0.5])
     zeros = "a" if name == "Div" else "a and in b"
-    case = f"{name} of [0, 1.5, -2] and {b_data.tolist()} (a 0 in {zeros})"
+    hint = (
+        "compute each gradient from the inputs, without dividing by "
+        f"{'a' if name == 'Div' else 'an input'}: where it is 0, y / a is 0 / 0 = nan"
+    )
+    case = f"{name} of [0, 1.5, -2] and {b.tolist()} (a 0 in {zeros})"
+    _expect_exact_grads(cls, name, case, a, b, np.array([1.0, -0.5, 2.0]), "", hint)
+
+
+def _expect_exact_grads(
+    cls: type,
+    name: str,
+    case: str,
+    a_data: Any,
+    b_data: Any,
+    g: Any,
+    what: str,
+    hint: str,
+    **tolerance: float,
+) -> None:
+    """Both gradients of cls()(a, b).backward(g) against _EXACT_GRADS (what: said after each case)."""
+    a, b = Variable(a_data.copy()), Variable(b_data.copy())
     with running(case):
         cls()(a, b).backward(g.copy())
     for label, leaf, exact in zip("ab", (a, b), _EXACT_GRADS[name](a_data, b_data, g)):
-        expect_close(
-            f"{case}: gradient for {label}",
-            leaf.grad,
-            exact,
-            "compute each gradient from the inputs, without dividing by "
-            f"{'a' if name == 'Div' else 'an input'}: where it is 0, y / a is 0 / 0 = nan",
-        )
+        expect_close(f"{case}: gradient for {label} {what}".rstrip(), leaf.grad, exact, hint, **tolerance)
 
 
 def _check_shapes(
