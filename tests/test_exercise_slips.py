@@ -4,7 +4,7 @@ needs_input_grad read in forward, a 0-d case with no code to run it; and a count
 
 from __future__ import annotations
 
-from exercises.ch08_more import _recorded
+from exercises.ch08_more import MORE_WRONG_ANSWERS, _recorded
 from test_exercises import CASES, verdict_for
 
 
@@ -94,5 +94,17 @@ def test_a_loop_that_appends_a_running_mean_is_told_to_append_each_steps_loss():
     result = verdict("ch08.training_loop", source)
     assert not result.passed and result.case.endswith("the losses, one per step"), str(result)
     assert result.hint.startswith("the parameters after the loop are right but the losses are not"), str(
+        result
+    )
+
+
+def test_a_loop_on_volatile_data_is_told_the_kits_error_not_the_checks_own():
+    """The check's watch on each step's graph took a weak reference to a volatile output's creator,
+    None, and its TypeError was reported as the student's."""
+    source = next(
+        s for label, s in MORE_WRONG_ANSWERS["ch08.training_loop"] if label.startswith("X made volatile")
+    )
+    result = verdict("ch08.training_loop", source)
+    assert not result.passed and result.got.startswith("BackwardError: backward: called on a volatile"), str(
         result
     )

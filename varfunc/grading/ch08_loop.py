@@ -19,6 +19,10 @@ def _classifier(seed: int, kind: type = Sequential) -> Sequential:
     return kind(Linear(2, 8, dtype=np.float64, rng=rng), ReLU(), Linear(8, 3, dtype=np.float64, rng=rng))
 
 
+def _NO_GRAPH() -> None:  # noqa: N802 (stands for a weak reference to a graph that was never made)
+    return None
+
+
 class _Watched(Sequential):
     """A Sequential that notes, for each input it gets, whether that input requires grad, and how many
     graphs of earlier steps (not the last) are still alive when a forward starts (by their last node)."""
@@ -32,7 +36,8 @@ class _Watched(Sequential):
         if not self.training:
             self.__dict__["evaluated"] = True
         output = super().forward(input)
-        outputs.append(weakref.ref(output.creator))  # the graph holds Functions, not the Variables
+        last_node = getattr(output, "creator", None)  # the graph holds Functions, not the Variables
+        outputs.append(weakref.ref(last_node) if last_node is not None else _NO_GRAPH)
         return output
 
     def forget(self) -> None:
@@ -205,7 +210,7 @@ def _losses_hint(got: list, expected: list, parameters_right: bool = False) -> s
     if parameters_right:
         return (
             "the parameters after the loop are right but the losses are not: append each step's own "
-            "loss.item(), not a running total or mean"
+            "loss.item(), taken before that step's update (not a running total or mean)"
         )
     if differ[0] == 0:
         return (
