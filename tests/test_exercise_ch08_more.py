@@ -5,15 +5,10 @@ from __future__ import annotations
 
 import pytest
 from exercises.ch08_more import MORE_RIGHT_ANSWERS, MORE_WRONG_ANSWERS
-from test_exercises import CASES, verdict_for
+from test_exercises import verdict
 
 WRONG = [(ex, label, source) for ex, answers in MORE_WRONG_ANSWERS.items() for label, source in answers]
 RIGHT = [(ex, label, source) for ex, answers in MORE_RIGHT_ANSWERS.items() for label, source in answers]
-
-
-def verdict(exercise_id: str, source: str):
-    path = next(p for p, ex in CASES if ex == exercise_id)
-    return verdict_for(path, exercise_id, source)
 
 
 @pytest.mark.parametrize("exercise_id, label, source", WRONG, ids=[f"{w[0]}: {w[1]}" for w in WRONG])

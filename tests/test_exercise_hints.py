@@ -7,17 +7,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from exercises import ch03, ch05, ch08
-from test_exercises import CASES, solution_source, states, verdict_for, wrong_answers
+from test_exercises import CASES, solution_source, states, verdict, verdict_for, wrong_answers
 
 from varfunc.grading import ch04 as ch04_checks
 from varfunc.grading import ch08 as ch08_checks
 from varfunc.grading import evaluate
 from varfunc.grading.core import RAISED
-
-
-def verdict(exercise_id: str, source: str):
-    path = next(p for p, ex in CASES if ex == exercise_id)
-    return verdict_for(path, exercise_id, source)
 
 
 def wrong(exercise_id: str, label: str) -> str:

@@ -5,12 +5,7 @@ needs_input_grad read in forward, a 0-d case with no code to run it; and a count
 from __future__ import annotations
 
 from exercises.ch08_more import MORE_WRONG_ANSWERS, _recorded
-from test_exercises import CASES, verdict_for
-
-
-def verdict(exercise_id: str, source: str):
-    path = next(p for p, ex in CASES if ex == exercise_id)
-    return verdict_for(path, exercise_id, source)
+from test_exercises import verdict
 
 
 def test_an_add_grad_whose_copy_never_goes_back_into_the_slot_is_told_so():

@@ -129,17 +129,24 @@ def add_grad(need_copy, buffer, output_nr, grad):
         buffer[output_nr] = buffer[output_nr] + grad  # a new array at every sum, no marks
 """
 
-ADD_NEVER_UNMARKS = """
+# A right add_grad but for how it copies the borrowed array (COPY)
+_ADD_COPYING = """
 def add_grad(need_copy, buffer, output_nr, grad):
     slot = (id(buffer), output_nr)
     if buffer[output_nr] is None:
         buffer[output_nr] = grad
         need_copy.add(slot)
         return
-    if slot in need_copy:  # never discarded: every later sum copies again
-        buffer[output_nr] = buffer[output_nr].copy()
+    if slot in need_copy:
+        buffer[output_nr] = COPY
+        need_copy.discard(slot)
     buffer[output_nr] += grad
 """
+
+# The mark never discarded: every later sum copies again
+ADD_NEVER_UNMARKS = _ADD_COPYING.replace("COPY", "buffer[output_nr].copy()").replace(
+    "        need_copy.discard(slot)\n", ""
+)
 
 ADD_NEW_BUFFER = """
 def add_grad(need_copy, buffer, output_nr, grad):
@@ -195,20 +202,6 @@ def _predicted(
     order: str = '["Sum#5", "Mul#4", "Add#3", "Mul#2", "y", "x"]',
 ) -> str:
     return f"predicted_counts = {counts}\npredicted_order = {order}\n"
-
-
-_ADD_COPYING = """
-def add_grad(need_copy, buffer, output_nr, grad):
-    slot = (id(buffer), output_nr)
-    if buffer[output_nr] is None:
-        buffer[output_nr] = grad
-        need_copy.add(slot)
-        return
-    if slot in need_copy:
-        buffer[output_nr] = COPY
-        need_copy.discard(slot)
-    buffer[output_nr] += grad
-"""
 
 
 def _ready(expression: str) -> str:
