@@ -1,13 +1,13 @@
 """Wrong answers that once earned full points because every case of their check shared a property
 (no operand was 0, no count past the second output was nonzero, backward's dropped products were never
-looked for; every optimizer had parameters of its own, in float64, given lr by keyword; the loop's
-reference trained on the very arrays the student's loop got, and nothing counted forwards or graphs
-kept): each now fails, at the case added for it."""
+looked for; every optimizer had parameters of its own, in float64, given lr by keyword, and .grad was
+looked at after one step only; the loop's reference trained on the very arrays the student's loop got,
+and nothing counted forwards or graphs kept): each now fails, at the case added for it."""
 
 from __future__ import annotations
 
 import pytest
-from exercises.ch08_more import _STEPS, _WRAP, _loop, _momentum
+from exercises.ch08_more import _FIRST_AND_LATER, _STEPS, _WRAP, _loop, _momentum
 from test_exercises import CHAPTERS, verdict_for
 
 
@@ -111,6 +111,21 @@ PASSED_BEFORE = {
             )
         ),
     ),
+    "momentum_velocity_in_grad": (
+        "08",
+        "ch08.momentum_sgd",
+        _momentum(
+            (
+                "            g = p.grad\n"
+                + _FIRST_AND_LATER
+                + "            p.data -= self.lr * self.state[p]",
+                "            if p in self.state:\n"
+                "                p.grad += self.momentum * self.state[p]  # the velocity built in .grad\n"
+                "            self.state[p] = p.grad.copy()\n"
+                "            p.data -= self.lr * p.grad",
+            )
+        ),
+    ),
     "momentum_float64_zero_grad": (
         "08",
         "ch08.momentum_sgd",
@@ -162,7 +177,8 @@ CASES = {
     "momentum_signature_order": (
         "MomentumSGD([p], 0.1), lr given by position, momentum left at its default: p after 2 steps"
     ),
-    "momentum_step_zeroes_grad": "p.grad after step(), with the gradient [0.5, -0.25]",
+    "momentum_step_zeroes_grad": "p.grad after step 1 of step(), with the gradient [0.5, -0.25]",
+    "momentum_velocity_in_grad": "p.grad after step 2 of step(), with the gradient [-1.0, 0.75]",
     "momentum_float64_zero_grad": (
         "float32 parameters (as nn.Linear makes them), momentum=0.9: step 1: your code raised an error"
     ),

@@ -359,18 +359,21 @@ def _check_a_new_optimizer_starts_afresh(make: Callable) -> None:
 
 
 def _check_grad_left_alone(make: Callable) -> None:
-    """step() reads .grad and leaves it: what reads the gradients after the step sees them."""
-    p, grad = Variable(np.array([1.0, 2.0])), np.array([0.5, -0.25])
-    case = "p.grad after step(), with the gradient [0.5, -0.25]"
-    with running(case):
-        _one_step(make([p], lr=0.1, momentum=0.9), [p], [grad], f"{case}: your step()")
-    expect_close(
-        case,
-        p.grad,
-        grad,
-        "step() reads .grad and leaves it as it is (zero_grad() clears it before the next backward): a "
-        "gradient norm logged after the step must see it",
-    )
+    """step() reads .grad and leaves it, at every step (a velocity built in .grad shows from the second)."""
+    p = Variable(np.array([1.0, 2.0]))
+    with running("MomentumSGD([p], lr=0.1, momentum=0.9)"):
+        optimizer = make([p], lr=0.1, momentum=0.9)
+    for step, grad in enumerate([np.array([0.5, -0.25]), np.array([-1.0, 0.75])], start=1):
+        case = f"p.grad after step {step} of step(), with the gradient {grad.tolist()}"
+        with running(case):
+            _one_step(optimizer, [p], [grad], f"{case}: your step()")
+        expect_close(
+            case,
+            p.grad,
+            grad,
+            "step() reads .grad and leaves it as it is (zero_grad() clears it before the next backward): "
+            "a gradient norm logged after the step must see it; keep the velocity in a buffer of its own",
+        )
 
 
 # Exercise 2's check, in a file of its own (registered after Exercise 1's, in the chapter's order)
