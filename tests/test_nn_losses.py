@@ -163,6 +163,16 @@ def test_one_score_per_row_is_cut_where_the_caller_says_never_by_a_guess_from_th
     assert nn.accuracy(model(Variable(X)), (p > 0.5).astype(np.int64), threshold=0.5) == 1.0
 
 
+def test_scores_with_a_dim_besides_the_rows_and_classes_are_refused_not_read_along_a_guess():
+    """Before: (N, T, T) scores were read along their last dim, which is wrong for torch's (N, C, T)."""
+    scores = np.random.default_rng(0).standard_normal((2, 3, 3))
+    for read in (nn.classes_from_scores, lambda s: nn.accuracy(s, s.argmax(axis=1))):
+        with pytest.raises(ShapeError, match=r"scores of shape \(2, 3, 3\) have more than one dim besides"):
+            read(scores)
+    flat = np.moveaxis(scores, 1, -1).reshape(-1, 3)  # what the message says to pass for (N, C, T)
+    assert nn.accuracy(flat, scores.argmax(axis=1).reshape(-1)) == 1.0
+
+
 @pytest.mark.parametrize("loss", [nn.CrossEntropyLoss, nn.NLLLoss])
 def test_a_reduction_given_in_weights_place_is_refused_at_construction(loss):
     """Before: accepted, then the first call said "weight must be numbers ... got dtype <U3"."""

@@ -356,6 +356,12 @@ def classes_from_scores(
                 "{'accuracy': lambda out, y: nn.accuracy(out, y, threshold=0.5)}"
             )
         return (scores.reshape(-1) > threshold).astype(np.int64)
+    if scores.ndim > 2:  # (N, T, C) or torch's (N, C, T)? Only its maker knows which dim holds the classes
+        raise ShapeError(
+            f"{caller}: scores of shape {scores.shape} have more than one dim besides the rows; pass (N, C) "
+            "scores: scores.reshape(-1, C) for (N, T, C), np.moveaxis(scores, 1, -1).reshape(-1, C) for "
+            "torch's (N, C, T) layout, and the labels flattened to match"
+        )
     if threshold is not None:
         raise ValueError(
             f"{caller}: threshold is for one score per row; these scores have {scores.shape[-1]} per row "
